@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig, portOf } from './config.ts';
+
+describe('loadConfig', () => {
+  it('uses the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.managementPort).to.equal(4000);
+    expect(c.publicUrls).to.deep.equal({ production: 'http://127.0.0.1:4001', development: 'http://127.0.0.1:4002' });
+    expect(c.gatewayUrls.development).to.equal('ws://127.0.0.1:4004');
+    expect(c.kafkaBrokers).to.deep.equal(['127.0.0.1:9092']);
+    expect(c.kafkaPartitions).to.equal(12);
+    expect(c.databaseUrl).to.equal('postgres://postgres@127.0.0.1:5432/lattice');
+  });
+
+  it('prefers options over environment over defaults', () => {
+    const env = { MANAGEMENT_PORT: '5000', KAFKA_BROKERS: 'a:1, b:2' };
+    expect(loadConfig(env).managementPort).to.equal(5000);
+    expect(loadConfig(env).kafkaBrokers).to.deep.equal(['a:1', 'b:2']);
+    expect(loadConfig(env, { managementPort: 6000 }).managementPort).to.equal(6000);
+  });
+
+  it('rejects malformed numbers and levels with a named error', () => {
+    expect(() => loadConfig({ KAFKA_PARTITIONS: 'twelve' })).to.throw(ConfigError, /KAFKA_PARTITIONS/);
+    expect(() => loadConfig({ KAFKA_PARTITIONS: '0' })).to.throw(ConfigError);
+    expect(() => loadConfig({ MANAGEMENT_PORT: '65536' })).to.throw(ConfigError);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
+  });
+
+  it('reads ports from origins', () => {
+    expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
+    expect(portOf('https://edge.example.com')).to.equal(443);
+  });
+});

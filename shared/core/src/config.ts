@@ -1,0 +1,99 @@
+// Configuration is resolved once, in a composition root: option > environment > default, into a
+// typed object whose names carry units. Nothing else in Lattice reads process.env.
+import type { LogLevel } from './logger.ts';
+
+export type Environment = 'production' | 'development';
+export const ENVIRONMENTS: readonly Environment[] = ['production', 'development'];
+
+export interface LatticeConfig {
+  host: string;
+  databaseUrl: string;
+  redisUrl: string;
+  kafkaBrokers: string[];
+  kafkaClientId: string;
+  /** Partition count used when Lattice creates its topics. */
+  kafkaPartitions: number;
+  kafkaReplicationFactor: number;
+  /** Prepended to every topic name; tests use a unique one each. */
+  kafkaTopicPrefix: string;
+  managementPort: number;
+  /** Public edge origin per environment ({public_url}, {public_dev_url}). */
+  publicUrls: Record<Environment, string>;
+  gatewayUrls: Record<Environment, string>;
+  smtpUrl: string;
+  smtpSinkPort: number;
+  inboundSmtpPort: number;
+  logLevel: LogLevel;
+  /** Where `lattice start` keeps local state (demo product, payload bucket). */
+  dataDir: string;
+}
+
+export type ConfigOverrides = Partial<LatticeConfig>;
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeConfig {
+  const host = str(env, 'LATTICE_HOST', '127.0.0.1');
+  const port = (name: string, fallback: number) => int(env, name, fallback, 0, 65535);
+  const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
+  if (!LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  const brokers = str(env, 'KAFKA_BROKERS', '127.0.0.1:9092')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  const config: LatticeConfig = {
+    host,
+    databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/lattice'),
+    redisUrl: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'),
+    kafkaBrokers: brokers,
+    kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'lattice'),
+    kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 12, 1, 10000),
+    kafkaReplicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16),
+    kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
+    managementPort: port('MANAGEMENT_PORT', 4000),
+    publicUrls: {
+      production: str(env, 'PUBLIC_URL', `http://${host}:4001`),
+      development: str(env, 'PUBLIC_DEV_URL', `http://${host}:4002`),
+    },
+    gatewayUrls: {
+      production: str(env, 'GATEWAY_URL', `ws://${host}:4003`),
+      development: str(env, 'GATEWAY_DEV_URL', `ws://${host}:4004`),
+    },
+    smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
+    smtpSinkPort: port('SMTP_SINK_PORT', 2525),
+    inboundSmtpPort: port('INBOUND_SMTP_PORT', 2526),
+    logLevel,
+    dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
+  };
+  return { ...config, ...overrides };
+}
+
+/** The port an origin such as `http://127.0.0.1:4001` listens on. */
+export function portOf(origin: string): number {
+  const url = new URL(origin);
+  if (url.port) return Number(url.port);
+  return url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80;
+}

@@ -1,0 +1,12 @@
+export { systemClock, ManualClock, sleep } from './clock.ts';
+export type { Clock } from './clock.ts';
+export { backoffDelayMs, jitter, scheduledDelayMs } from './backoff.ts';
+export type { BackoffOptions } from './backoff.ts';
+export { loadConfig, portOf, ConfigError, ENVIRONMENTS } from './config.ts';
+export type { LatticeConfig, ConfigOverrides, Environment } from './config.ts';
+export { ApiError, TerminalError, RetryableError, errorMessage } from './errors.ts';
+export type { ErrorBody, FieldError } from './errors.ts';
+export { newId, isUuid } from './ids.ts';
+export { createLogger } from './logger.ts';
+export type { Logger, LogLevel } from './logger.ts';
+export { mintSecret, sha256Hex, constantTimeEqual, parseSecret, visiblePart } from './secrets.ts';

@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { constantTimeEqual, mintSecret, parseSecret, sha256Hex, visiblePart } from './secrets.ts';
+
+describe('secrets', () => {
+  it('mints prefix + 32 hex characters, different every time', () => {
+    const a = mintSecret('lpk_');
+    expect(a).to.match(/^lpk_[0-9a-f]{32}$/);
+    expect(mintSecret('lpk_')).to.not.equal(a);
+  });
+
+  it('hashes with SHA-256 hex', () => {
+    expect(sha256Hex('abc')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('compares in constant time and rejects prefixes and different lengths', () => {
+    expect(constantTimeEqual('lmt_abc', 'lmt_abc')).to.equal(true);
+    expect(constantTimeEqual('lmt_abc', 'lmt_abd')).to.equal(false);
+    expect(constantTimeEqual('lmt_ab', 'lmt_abc')).to.equal(false);
+  });
+
+  it('parses and shows only the first eight characters of the body', () => {
+    const s = 'lpk_0123456789abcdef0123456789abcdef';
+    expect(parseSecret(s)).to.deep.equal({ prefix: 'lpk_', body: '0123456789abcdef0123456789abcdef' });
+    expect(visiblePart(s)).to.equal('01234567');
+    expect(parseSecret('lpk_xyz')).to.equal(null);
+    expect(parseSecret('lpk_0123456789ABCDEF0123456789abcdef')).to.equal(null);
+  });
+});
