@@ -5,7 +5,10 @@ describe('loadConfig', () => {
   it('uses the documented defaults', () => {
     const c = loadConfig({});
     expect(c.managementPort).to.equal(4000);
-    expect(c.publicUrls).to.deep.equal({ production: 'http://127.0.0.1:4001', development: 'http://127.0.0.1:4002' });
+    expect(c.publicUrls).to.deep.equal({
+      production: 'http://127.0.0.1:4001',
+      development: 'http://127.0.0.1:4002',
+    });
     expect(c.gatewayUrls.development).to.equal('ws://127.0.0.1:4004');
     expect(c.kafkaBrokers).to.deep.equal(['127.0.0.1:9092']);
     expect(c.kafkaPartitions).to.equal(12);

@@ -1,6 +1,6 @@
 // Structured JSON logs (pino). Credentials never reach a log line: known secret-bearing paths
 // are redacted at the source.
-import { type DestinationStream, type Logger as PinoLogger, type LoggerOptions, pino } from 'pino';
+import { type DestinationStream, type LoggerOptions, type Logger as PinoLogger, pino } from 'pino';
 
 export type Logger = PinoLogger;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -19,7 +19,11 @@ const REDACT = [
   '*.owner_token',
 ];
 
-export function createLogger(opts: { name: string; level: LogLevel; destination?: DestinationStream }): Logger {
+export function createLogger(opts: {
+  name: string;
+  level: LogLevel;
+  destination?: DestinationStream;
+}): Logger {
   const options: LoggerOptions = {
     name: opts.name,
     level: opts.level,

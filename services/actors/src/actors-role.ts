@@ -1,0 +1,99 @@
+// The `actors` role: creates the catalog topics, then runs one partition actor host per
+// registered actor kind. Kinds arrive with their toolkits (channel actors, webhook endpoint
+// actors, the mail sender); each declares its topic, codec and consumer group.
+
+import type { LatticeConfig, Logger } from '@lattice/core';
+import {
+  type ActorHost,
+  type ActorKind,
+  type Codec,
+  createActorHost,
+  createKafkaDeadLetterSink,
+  createRecordProducer,
+  type DeadLetter,
+  ensureTopics,
+  loadCodec,
+  TOPIC_CATALOG,
+  topicName,
+} from '@lattice/kafka';
+import type { Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
+
+export interface ActorKindRegistration<C> {
+  /** Topic name without prefix, from TOPIC_CATALOG. */
+  topic: string;
+  codec: Codec<C>;
+  kind: ActorKind<C>;
+}
+
+export interface ActorsRoleOptions {
+  config: LatticeConfig;
+  kafka: Kafka;
+  logger: Logger;
+  registry: Registry;
+  // biome-ignore lint/suspicious/noExplicitAny: registrations of different command types live in one list
+  kinds: ActorKindRegistration<any>[];
+}
+
+export interface ActorsRole {
+  stop(): Promise<void>;
+}
+
+export function catalogTopicNames(prefix: string): string[] {
+  return Object.values(TOPIC_CATALOG).map((t) => topicName(prefix, t.name));
+}
+
+export async function createCatalogTopics(
+  config: LatticeConfig,
+  kafka: Kafka,
+  logger: Logger,
+): Promise<string[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { created } = await ensureTopics({
+      admin,
+      names: catalogTopicNames(config.kafkaTopicPrefix),
+      partitions: config.kafkaPartitions,
+      replicationFactor: config.kafkaReplicationFactor,
+      logger,
+    });
+    return created;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRole> {
+  const { config, kafka, logger } = opts;
+  await createCatalogTopics(config, kafka, logger);
+  const producer = await createRecordProducer(kafka);
+  const deadLetters = createKafkaDeadLetterSink(
+    producer,
+    topicName(config.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name),
+    loadCodec<DeadLetter>(TOPIC_CATALOG.deadLetters.schema),
+  );
+  const hosts: ActorHost[] = [];
+  for (const reg of opts.kinds) {
+    const topic = topicName(config.kafkaTopicPrefix, reg.topic);
+    const host = createActorHost({
+      kafka,
+      groupId: `${config.kafkaTopicPrefix}lattice-actors.${reg.kind.name}`,
+      topic,
+      codec: reg.codec,
+      kind: reg.kind,
+      deadLetters,
+      logger,
+      registry: opts.registry,
+    });
+    await host.start();
+    hosts.push(host);
+  }
+  logger.info({ kinds: opts.kinds.map((k) => k.kind.name) }, 'actors role started');
+  return {
+    async stop() {
+      await Promise.all(hosts.map((h) => h.stop()));
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// kafkajs client whose own log lines go through the platform logger.
+
+import type { Logger } from '@lattice/core';
+import { Kafka, type LogEntry, logLevel } from 'kafkajs';
+
+export interface KafkaClientOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+}
+
+function logCreator(logger: Logger) {
+  return () =>
+    ({ namespace, level, log }: LogEntry) => {
+      const { message, ...extra } = log;
+      const fields = { kafka: namespace, ...extra };
+      if (level === logLevel.ERROR) logger.error(fields, message);
+      else if (level === logLevel.WARN) logger.warn(fields, message);
+      else if (level === logLevel.INFO) logger.debug(fields, message);
+      else logger.trace(fields, message);
+    };
+}
+
+export function createKafka(opts: KafkaClientOptions): Kafka {
+  return new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    logLevel: logLevel.INFO,
+    logCreator: logCreator(opts.logger.child({ component: 'kafkajs' })),
+    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
+    connectionTimeout: 3000,
+    requestTimeout: 30000,
+  });
+}

@@ -1,0 +1,16 @@
+export type { Actor, ActorKind, ActorRecord, AppliedPosition } from './actor.ts';
+export { isReplay } from './actor.ts';
+export type { ActorHost, ActorHostOptions } from './actor-host.ts';
+export { createActorHost } from './actor-host.ts';
+export { actorHostMetrics } from './actor-metrics.ts';
+export type { KafkaClientOptions } from './client.ts';
+export { createKafka } from './client.ts';
+export type { Codec } from './codec.ts';
+export { AVRO_SCHEMA_DIR, CodecError, createCodec, loadCodec, loadSchemaVersions } from './codec.ts';
+export type { DeadLetter, DeadLetterSink } from './dead-letters.ts';
+export { createKafkaDeadLetterSink } from './dead-letters.ts';
+export type { RecordProducer } from './producer.ts';
+export { createRecordProducer } from './producer.ts';
+export { rabinFingerprint64 } from './rabin.ts';
+export type { EnsureTopicsOptions, TopicId, TopicSpec } from './topics.ts';
+export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

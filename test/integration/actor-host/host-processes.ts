@@ -1,0 +1,79 @@
+// Starts ledger hosts as child processes and follows what they report on stdout.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { sleep } from '@lattice/core';
+
+const ENTRY = fileURLToPath(new URL('./ledger-host-process.ts', import.meta.url));
+
+export interface HostProcess {
+  name: string;
+  proc: ChildProcess;
+  partitions: number[];
+  joins: number;
+  exited: boolean;
+  kill(signal: NodeJS.Signals): void;
+}
+
+export function spawnHost(name: string, env: Record<string, string>): HostProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    env: { ...process.env, ...env, LEDGER_HOST: name, LOG_LEVEL: process.env.LEDGER_LOG_LEVEL ?? 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const host: HostProcess = {
+    name,
+    proc,
+    partitions: [],
+    joins: 0,
+    exited: false,
+    kill: (signal) => proc.kill(signal),
+  };
+  proc.on('exit', () => {
+    host.exited = true;
+  });
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    if (!line.startsWith('{')) return;
+    const msg = JSON.parse(line) as { event: string; partitions?: number[] };
+    if (msg.event === 'assigned') {
+      host.partitions = msg.partitions ?? [];
+      host.joins++;
+    }
+  });
+  return host;
+}
+
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** True once the live hosts together own every partition exactly once. */
+export function coversAll(hosts: HostProcess[], partitions: number): boolean {
+  const owned = hosts.filter((h) => !h.exited).flatMap((h) => h.partitions);
+  return owned.length === partitions && new Set(owned).size === partitions;
+}
+
+export async function stopAll(hosts: HostProcess[]): Promise<void> {
+  await Promise.all(
+    hosts
+      .filter((h) => !h.exited)
+      .map(
+        (h) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => h.kill('SIGKILL'), 15_000);
+            h.proc.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            h.kill('SIGTERM');
+          }),
+      ),
+  );
+}

@@ -1,0 +1,60 @@
+// A partition actor host in its own process, so tests can SIGKILL it for real. Configuration
+// arrives in the environment; progress goes to stdout as JSON lines.
+
+import { createLogger, loadConfig } from '@lattice/core';
+import {
+  createActorHost,
+  createCodec,
+  createKafka,
+  createKafkaDeadLetterSink,
+  createRecordProducer,
+  type DeadLetter,
+  loadCodec,
+} from '@lattice/kafka';
+import knex from 'knex';
+import { Registry } from 'prom-client';
+import { createLedgerKind, LEDGER_SCHEMA, type LedgerCommand } from './ledger-actor.ts';
+
+const env = process.env;
+const config = loadConfig(env);
+const hostName = env.LEDGER_HOST ?? `host-${process.pid}`;
+const logger = createLogger({ name: hostName, level: config.logLevel });
+const db = knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 8 } });
+const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: hostName, logger });
+const producer = await createRecordProducer(kafka);
+const say = (event: Record<string, unknown>) =>
+  process.stdout.write(`${JSON.stringify({ host: hostName, ...event })}\n`);
+
+const host = createActorHost<LedgerCommand>({
+  kafka,
+  groupId: env.LEDGER_GROUP!,
+  topic: env.LEDGER_TOPIC!,
+  codec: createCodec<LedgerCommand>([LEDGER_SCHEMA]),
+  kind: createLedgerKind({
+    db,
+    topic: env.LEDGER_TOPIC!,
+    host: hostName,
+    delayMs: Number(env.LEDGER_DELAY_MS ?? 0),
+  }),
+  deadLetters: createKafkaDeadLetterSink(
+    producer,
+    env.LEDGER_DLQ_TOPIC!,
+    loadCodec<DeadLetter>('dead-letter'),
+  ),
+  logger,
+  registry: new Registry(),
+  sessionTimeoutMs: 6_000,
+  heartbeatIntervalMs: 500,
+  onAssignment: (partitions) => say({ event: 'assigned', partitions }),
+});
+
+process.on('SIGTERM', async () => {
+  await host.stop();
+  await producer.disconnect();
+  await db.destroy();
+  say({ event: 'stopped' });
+  process.exit(0);
+});
+
+await host.start();
+say({ event: 'started' });
