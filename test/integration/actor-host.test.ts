@@ -261,7 +261,8 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
       const metrics = await registry.getSingleMetricAsString('lattice_actor_handler_errors_total');
       expect(metrics).to.match(/kind="retryable"[^\n]* 1\n?/);
       expect(metrics).to.match(/kind="decode"[^\n]* 1\n?/);
-      expect(await registry.getSingleMetricAsString('lattice_actor_rebalances_total')).to.match(/ 1\n?$/m);
+      const joins = await registry.getSingleMetricAsString('lattice_actor_rebalances_total');
+      expect(Number(/ (\d+)$/m.exec(joins)?.[1]), 'group joins counted').to.be.at.least(1);
     } finally {
       await host.stop();
     }

@@ -14,8 +14,9 @@ function logCreator(logger: Logger) {
     ({ namespace, level, log }: LogEntry) => {
       const { message, ...extra } = log;
       const fields = { kafka: namespace, ...extra };
-      if (level === logLevel.ERROR) logger.error(fields, message);
-      else if (level === logLevel.WARN) logger.warn(fields, message);
+      // kafkajs reports errors it retries itself (leader moves, rebalances) at ERROR; what it
+      // cannot recover from surfaces as a thrown error or a consumer crash, logged by Lattice.
+      if (level === logLevel.ERROR || level === logLevel.WARN) logger.warn(fields, message);
       else if (level === logLevel.INFO) logger.debug(fields, message);
       else logger.trace(fields, message);
     };

@@ -1,0 +1,11 @@
+#!/usr/bin/env -S node --disable-warning=TimeoutNegativeWarning
+// (kafkajs 2.2 schedules timers Node 24+ warns about; harmless, silenced.)
+// The `lattice` command. Lattice is TypeScript run through tsx on the project's pinned Node.
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 26) {
+  console.error(`lattice needs Node 26 or newer (this is ${process.version}); run it through npm or npx.`);
+  process.exit(1);
+}
+const { register } = await import('tsx/esm/api');
+register();
+await import('../src/main.ts');
