@@ -1,0 +1,188 @@
+import { createLogger, sha256Hex } from '@lattice/core';
+import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
+import { listen } from '@lattice/http/testing';
+import {
+  createDb,
+  createPostgresMemberTokenRepository,
+  createPostgresProductRepository,
+} from '@lattice/store';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { testConfig } from '../../../test/support/env.ts';
+import { createManagementApp } from './app.ts';
+import { managementCatalog } from './route-table.ts';
+import { startTestManagement, type TestManagement } from './test-harness.ts';
+
+const INVALID = {
+  error: {
+    code: 'invalid_token',
+    message: 'The token is malformed, unknown or revoked',
+    step: 'token_validation',
+  },
+};
+const MISSING = {
+  error: {
+    code: 'missing_token',
+    message: 'Send the credential as Authorization: Bearer <token>',
+    step: 'authentication',
+  },
+};
+
+describe('management API (real PostgreSQL, real server)', () => {
+  let t: TestManagement;
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${t.server.url}${path}`, { headers });
+    const text = await res.text();
+    const json = res.headers.get('content-type')?.includes('json')
+      ? (JSON.parse(text) as unknown)
+      : undefined;
+    return { status: res.status, headers: res.headers, text, json };
+  };
+
+  before(async () => {
+    t = await startTestManagement();
+  });
+  after(() => t.close());
+
+  describe('Bearer authentication', () => {
+    it('answers 401 missing_token without an Authorization header', async () => {
+      const r = await get('/organization/product');
+      expect(r.status).to.equal(401);
+      expect(r.json).to.deep.equal(MISSING);
+    });
+
+    it('answers 401 invalid_token for wrong scheme, malformed, unknown and revoked tokens alike', async () => {
+      const { owner_token } = await t.newProduct('auth');
+      const revoked = await t.newProduct('revoked');
+      const tokens = createPostgresMemberTokenRepository(t.db);
+      const record = await tokens.findActiveByHash(sha256Hex(revoked.owner_token));
+      expect(await tokens.revoke(revoked.product_id, record!.id)).to.equal(true);
+
+      const headers = [
+        `Basic ${Buffer.from(`user:${owner_token}`).toString('base64')}`,
+        `Token ${owner_token}`,
+        owner_token,
+        'Bearer',
+        'Bearer not-a-token',
+        `Bearer ${owner_token.slice(0, -1)}`,
+        `Bearer ${owner_token}x`,
+        `Bearer lmt_${'0'.repeat(32)}`,
+        `Bearer ${revoked.owner_token}`,
+      ];
+      for (const authorization of headers) {
+        const r = await get('/organization/product', { authorization });
+        expect(r.status, authorization).to.equal(401);
+        expect(r.json, authorization).to.deep.equal(INVALID);
+      }
+    });
+
+    it('lets a valid token reach its own product, and only its own', async () => {
+      const a = await t.newProduct('own-a');
+      const b = await t.newProduct('own-b');
+      for (const p of [a, b]) {
+        const r = await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });
+        expect(r.status).to.equal(200);
+        const body = r.json as { id: string; name: string; created_at: string };
+        expect(body).to.have.all.keys('id', 'name', 'created_at');
+        expect(body.id).to.equal(p.product_id);
+        expect(body.name).to.equal(p.name);
+        expect(Number.isNaN(Date.parse(body.created_at))).to.equal(false);
+      }
+    });
+
+    it('records when a token was last used', async () => {
+      const p = await t.newProduct('used');
+      await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });
+      const [row] = await t.db('member_tokens').where({ product_id: p.product_id });
+      expect(row.last_used_at).to.be.instanceOf(Date);
+    });
+  });
+
+  describe('/openapi.json', () => {
+    it('is a valid OpenAPI 3.1 document carrying the catalog version', async () => {
+      const r = await get('/openapi.json');
+      expect(r.status).to.equal(200);
+      const validator = new Validator();
+      const result = await validator.validate(r.json as never);
+      expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
+      expect(result.valid).to.equal(true);
+      expect(validator.version).to.equal('3.1');
+
+      const doc = r.json as { 'x-lattice': { catalog_version: string }; paths: Record<string, unknown> };
+      expect(doc['x-lattice'].catalog_version).to.match(/^[0-9a-f]{12}$/);
+      expect(r.headers.get('x-catalog-version')).to.equal(doc['x-lattice'].catalog_version);
+      expect(doc.paths).to.have.property('/organization/product');
+      expect(doc.paths).to.not.have.property('/healthz');
+    });
+
+    it('has exactly one agent tool per operation', async () => {
+      const doc = (await get('/openapi.json')).json as {
+        paths: Record<string, Record<string, { operationId: string }>>;
+      };
+      const operationIds = Object.values(doc.paths).flatMap((item) =>
+        Object.values(item).map((op) => op.operationId),
+      );
+      const tools = buildToolCatalog(
+        managementCatalog({ products: createPostgresProductRepository(t.db) }),
+        loadSchemaRegistry(),
+      );
+      expect(tools.map((tool) => tool.name).sort()).to.deep.equal([...operationIds].sort());
+      expect(operationIds).to.include('organization_product_get');
+    });
+  });
+
+  describe('operational endpoints', () => {
+    it('reports health with the database reachable', async () => {
+      const r = await get('/healthz');
+      expect(r.status).to.equal(200);
+      expect(r.json).to.deep.equal({ status: 'ok' });
+    });
+
+    it('answers 503 database_unavailable when the database cannot be reached', async () => {
+      const logger = createLogger({ name: 'test', level: 'silent' });
+      const db = createDb({ databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere', logger });
+      const app = createManagementApp({ config: testConfig(), db, logger, registry: new Registry() });
+      const server = await listen(app);
+      try {
+        const res = await fetch(`${server.baseUrl}/healthz`);
+        expect(res.status).to.equal(503);
+        expect(await res.json()).to.deep.equal({
+          error: {
+            code: 'database_unavailable',
+            message: 'The database is not reachable',
+            step: 'health_check',
+          },
+        });
+      } finally {
+        await server.close();
+        await db.destroy();
+      }
+    });
+
+    it('counts requests by operationId and status in /metrics', async () => {
+      const p = await t.newProduct('metrics');
+      await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });
+      await get('/organization/product');
+      await get('/no/such/route');
+      const r = await get('/metrics');
+      expect(r.status).to.equal(200);
+      expect(r.headers.get('content-type')).to.match(/^text\/plain/);
+      const line = (op: string, status: number) =>
+        new RegExp(
+          `lattice_management_http_requests_total\\{[^}]*operation_id="${op}"[^}]*status="${status}"[^}]*\\} [1-9]`,
+        );
+      expect(r.text).to.match(line('organization_product_get', 200));
+      expect(r.text).to.match(line('organization_product_get', 401));
+      expect(r.text).to.match(line('unmatched', 404));
+      expect(r.text).to.include('lattice_management_http_request_duration_seconds_bucket');
+    });
+
+    it('never logs a presented token', async () => {
+      const p = await t.newProduct('logs');
+      await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });
+      await get('/organization/product', { authorization: `Bearer ${p.owner_token}0` });
+      expect(t.logLines.join('\n')).to.not.include(p.owner_token.slice(4));
+    });
+  });
+});

@@ -1,0 +1,10 @@
+export type { ManagementApp, ManagementDeps } from './app.ts';
+export { buildManagementApp, createManagementApp } from './app.ts';
+export { createBearerAuthenticator, invalidToken, missingToken } from './auth/bearer-authenticator.ts';
+export type { CredentialResolver } from './auth/credential-resolver.ts';
+export { createMemberTokenResolver } from './auth/member-token-resolver.ts';
+export type { CatalogDeps } from './route-table.ts';
+export { MANAGEMENT_API_INFO, managementCatalog, managementRoutes } from './route-table.ts';
+export { principalOf } from './routes/principal.ts';
+export type { RunningManagement } from './server.ts';
+export { startManagement } from './server.ts';

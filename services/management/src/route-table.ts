@@ -1,0 +1,32 @@
+// The management API's catalog: every product operation, by area. Operational routes are added
+// by the app. This list is what /openapi.json and the agent tools are generated from.
+import type { OpenApiDocument, RouteDef } from '@lattice/http';
+import type { Db, ProductRepository } from '@lattice/store';
+import type { Registry } from 'prom-client';
+import { organizationRoutes } from './routes/organization-routes.ts';
+import { systemRoutes } from './routes/system-routes.ts';
+
+export interface CatalogDeps {
+  products: ProductRepository;
+}
+
+export function managementCatalog(deps: CatalogDeps): RouteDef[] {
+  return [...organizationRoutes(deps)];
+}
+
+/** Everything the management router serves: operational routes plus the catalog. */
+export function managementRoutes(deps: {
+  catalog: readonly RouteDef[];
+  openApi: OpenApiDocument;
+  db: Db;
+  registry: Registry;
+}): RouteDef[] {
+  return [...systemRoutes(deps), ...deps.catalog];
+}
+
+export const MANAGEMENT_API_INFO = {
+  title: 'Lattice management API',
+  description:
+    'Bearer-authenticated management of a Lattice product. Every operation is also an agent tool ' +
+    'whose name is the operationId. `x-lattice.catalog_version` changes exactly when the catalog does.',
+} as const;

@@ -1,0 +1,50 @@
+// Operational endpoints: liveness with a database check, Prometheus metrics and the OpenAPI
+// document. No authentication; not part of the catalog (no OpenAPI operation, no agent tool).
+import { ApiError } from '@lattice/core';
+import type { OpenApiDocument, RouteDef } from '@lattice/http';
+import type { Db } from '@lattice/store';
+import type { Registry } from 'prom-client';
+
+const DB_CHECK_TIMEOUT_MS = 2000;
+
+export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenApiDocument }): RouteDef[] {
+  const common = { area: 'system', auth: 'none', operational: true } as const;
+  return [
+    {
+      ...common,
+      method: 'GET',
+      path: '/healthz',
+      operationId: 'system_healthz',
+      summary: 'Liveness and database reachability',
+      responses: { 200: 'health', 503: 'error-body' },
+      async handler() {
+        try {
+          await deps.db.raw('select 1').timeout(DB_CHECK_TIMEOUT_MS, { cancel: true });
+        } catch {
+          throw new ApiError(503, 'database_unavailable', 'health_check', 'The database is not reachable');
+        }
+        return { status: 200, body: { status: 'ok' } };
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/metrics',
+      operationId: 'system_metrics',
+      summary: 'Prometheus metrics',
+      responses: { 200: { contentType: 'text/plain', description: 'Prometheus text exposition format' } },
+      async handler() {
+        return { status: 200, body: await deps.registry.metrics(), contentType: deps.registry.contentType };
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'system_openapi',
+      summary: 'The OpenAPI 3.1 document of the management API',
+      responses: { 200: { contentType: 'application/json' } },
+      handler: () => ({ status: 200, body: deps.openApi }),
+    },
+  ];
+}

@@ -1,0 +1,121 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { buildOpenApi } from './openapi.ts';
+import type { RouteDef } from './route-def.ts';
+import { fixtureRegistry, fixtureRoutes } from './test-fixtures.ts';
+
+const INFO = { title: 'Fixture API', version: '1.0.0' };
+
+function versionOf(routes: RouteDef[], schemas = fixtureRegistry(), info = INFO): string {
+  return buildOpenApi(routes, info, schemas)['x-lattice'].catalog_version;
+}
+
+describe('buildOpenApi', () => {
+  it('produces a valid OpenAPI 3.1 document', async () => {
+    const doc = buildOpenApi(fixtureRoutes(), INFO, fixtureRegistry());
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as never);
+    expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
+    expect(result.valid).to.equal(true);
+    expect(validator.version).to.equal('3.1');
+  });
+
+  it('rewrites paths and lists parameters, bodies, security and standard errors', () => {
+    const doc = buildOpenApi(fixtureRoutes(), INFO, fixtureRegistry());
+    expect(Object.keys(doc.paths).sort()).to.deep.equal([
+      '/boom',
+      '/things',
+      '/things/{id}',
+      '/wrong-answer',
+    ]);
+    const get = doc.paths['/things/{id}']!.get as Record<string, unknown>;
+    expect(get.operationId).to.equal('things_get');
+    expect(get.tags).to.deep.equal(['things']);
+    expect(get.security).to.deep.equal([{ managementToken: [] }]);
+    expect(get.parameters).to.deep.include({
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'Thing id',
+      schema: { type: 'string', pattern: '^[a-z0-9]{3,10}$', description: 'Thing id' },
+    });
+    expect(
+      (get.parameters as Array<{ name: string; required: boolean }>).find((p) => p.name === 'limit')!
+        .required,
+    ).to.equal(false);
+    expect(Object.keys(get.responses as object).sort()).to.deep.equal(['200', '400', '401', '500']);
+
+    const post = doc.paths['/things']!.post as Record<string, unknown>;
+    expect(post.requestBody).to.deep.equal({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/thing-create' } } },
+    });
+    expect(post['x-body-limit-bytes']).to.equal(100);
+    expect(Object.keys(post.responses as object).sort()).to.deep.equal([
+      '201',
+      '400',
+      '401',
+      '413',
+      '415',
+      '500',
+    ]);
+    expect((doc.paths['/boom']!.get as Record<string, unknown>).security).to.deep.equal([]);
+  });
+
+  it('publishes only the schemas the catalog reaches, with refs rewritten', () => {
+    const doc = buildOpenApi(fixtureRoutes(), INFO, fixtureRegistry());
+    const schemas = doc.components.schemas as Record<string, Record<string, unknown>>;
+    expect(Object.keys(schemas).sort()).to.deep.equal([
+      'common',
+      'error-body',
+      'thing',
+      'thing-create',
+      'thing-params',
+      'thing-query',
+    ]);
+    const json = JSON.stringify(schemas);
+    expect(json).to.not.include('"$id"');
+    expect(json).to.include('"#/components/schemas/common/$defs/name"');
+    expect(json).to.include('"#/components/schemas/error-body/$defs/field-error"');
+  });
+
+  it('leaves operational routes out', () => {
+    const doc = buildOpenApi(fixtureRoutes(), INFO, fixtureRegistry());
+    expect(doc.paths).to.not.have.property('/healthz');
+  });
+
+  describe('catalog_version', () => {
+    it('is a short hex digest, stable for the same catalog regardless of order, info or operational routes', () => {
+      const routes = fixtureRoutes();
+      const v = versionOf(routes);
+      expect(v).to.match(/^[0-9a-f]{12}$/);
+      expect(versionOf(fixtureRoutes())).to.equal(v);
+      expect(versionOf([...routes].reverse())).to.equal(v);
+      expect(versionOf(routes, fixtureRegistry(), { title: 'Renamed', version: '9.9.9' })).to.equal(v);
+      expect(versionOf(routes.filter((r) => !r.operational))).to.equal(v);
+      // A schema nothing references is not part of the catalog.
+      expect(versionOf(routes, fixtureRegistry({ unused: { $id: 'unused', type: 'integer' } }))).to.equal(v);
+    });
+
+    it('changes when a path, a method, an operationId or a schema changes', () => {
+      const routes = fixtureRoutes();
+      const v = versionOf(routes);
+      const changed = (i: number, patch: Partial<RouteDef>) =>
+        routes.map((r, j) => (j === i ? { ...r, ...patch } : r));
+      const versions = [
+        versionOf(changed(2, { path: '/stuff' })),
+        versionOf(changed(1, { method: 'POST' })),
+        versionOf(changed(0, { operationId: 'things_fetch' })),
+        versionOf(changed(0, { summary: 'Fetch a thing' })),
+        versionOf(changed(2, { bodyLimitBytes: 101 })),
+        versionOf(
+          routes,
+          fixtureRegistry({ common: { $id: 'common', $defs: { name: { type: 'string', maxLength: 21 } } } }),
+        ),
+        versionOf(routes.slice(1)),
+      ];
+      for (const other of versions) expect(other).to.not.equal(v);
+      expect(new Set(versions).size).to.equal(versions.length);
+    });
+  });
+});

@@ -1,0 +1,90 @@
+// The route table's vocabulary. Every HTTP operation is declared once as a RouteDef; express
+// routing, request validation, the OpenAPI document and the agent tools are all generated from
+// the same array, so they cannot disagree.
+import type { Request, Response } from 'express';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+export const BODY_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
+
+/** `management`: Bearer credential of the management API; `public_key`: product public key. */
+export type AuthKind = 'management' | 'public_key' | 'none';
+
+/** Request body cap when a route does not set its own (the spec's general 64 KiB). */
+export const DEFAULT_BODY_LIMIT_BYTES = 65_536;
+
+/** Who is calling, as established by an authenticator. */
+export interface Principal {
+  productId: string;
+  /** e.g. `member_token`; area keys and public keys add their own kinds. */
+  credentialKind: string;
+  credentialId: string;
+  /** Set for member tokens; null for keys that belong to the product rather than a person. */
+  memberId: string | null;
+  role: 'owner' | 'admin' | 'member' | null;
+}
+
+/** Resolves the caller from request headers or throws an ApiError (401/403). */
+export type Authenticator = (req: Request) => Promise<Principal>;
+
+export interface RouteContext {
+  operationId: string;
+  /** Validated and type-coerced path parameters. */
+  params: Record<string, unknown>;
+  /** Validated and type-coerced query parameters, with schema defaults applied. */
+  query: Record<string, unknown>;
+  /** Validated body; `{}` when the route takes a body and none was sent. Undefined otherwise. */
+  body: unknown;
+  /** Null only on `auth: 'none'` routes. */
+  principal: Principal | null;
+  req: Request;
+  res: Response;
+}
+
+export interface RouteResult {
+  status: number;
+  /** Sent as JSON unless `contentType` is set, in which case it must be a string. */
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ResponseDef {
+  /** `$id` of the response body schema; omit for bodies that are not JSON. */
+  schema?: string;
+  contentType?: string;
+  description?: string;
+}
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** Express style, relative to where the router is mounted: `/mail/webhooks/:id`. */
+  path: string;
+  /** Stable operation name; also the agent tool name (`organization_product_get`). */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Product area (`organization`, `mail`, `realtime`, …); becomes the OpenAPI tag. */
+  area: string;
+  auth: AuthKind;
+  /** `$id`s of the JSON Schemas in schemas/http for each part of the request. */
+  request?: { params?: string; query?: string; body?: string };
+  bodyLimitBytes?: number;
+  /** Status → schema `$id` (shorthand) or a fuller description. */
+  responses: Record<number, string | ResponseDef>;
+  /**
+   * Operational endpoints (health, metrics, the document itself) go through the same routing,
+   * validation and error mapping, but are not product operations: no OpenAPI entry, no tool.
+   */
+  operational?: boolean;
+  handler(ctx: RouteContext): Promise<RouteResult> | RouteResult;
+}
+
+export function responseDef(value: string | ResponseDef): ResponseDef {
+  return typeof value === 'string' ? { schema: value } : value;
+}
+
+/** Routes that make up the public catalog (OpenAPI operations and agent tools). */
+export function catalogRoutes(routes: readonly RouteDef[]): RouteDef[] {
+  return routes.filter((r) => !r.operational);
+}

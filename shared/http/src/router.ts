@@ -1,0 +1,103 @@
+// Route table → express Router. Each route runs the same pipeline:
+//   authenticate (headers only, so unauthenticated callers never make us read a body)
+//   → body (cap, JSON only) → validate params, query, body → handler → send.
+// Failures anywhere go to the single error middleware at the end.
+import { ApiError, type Logger } from '@lattice/core';
+import express, { type RequestHandler, type Response, type Router } from 'express';
+import { errorMiddleware, internalError, STEP } from './error-mapping.ts';
+import { fallbackMiddleware } from './fallback.ts';
+import { bodyMiddleware } from './request-body.ts';
+import type { Authenticator, AuthKind, Principal, RouteContext, RouteDef } from './route-def.ts';
+import { checkRouteTable } from './route-table-check.ts';
+import type { SchemaRegistry } from './schema-registry.ts';
+import { check, compileRouteValidators, type RouteValidators, unexpectedFields } from './validation.ts';
+
+export interface RouterDeps {
+  schemas: SchemaRegistry;
+  logger: Logger;
+  /** One authenticator per auth kind the routes use; a missing one fails the build, not a request. */
+  authenticators: Partial<Record<Exclude<AuthKind, 'none'>, Authenticator>>;
+  /** Check every handler answer against its declared response schema (tests; 500 on mismatch). */
+  validateResponses?: boolean;
+}
+
+/** The operationId of the route that took the request, for metrics and logs. */
+export function operationIdOf(res: Response): string | undefined {
+  return res.locals.operationId as string | undefined;
+}
+
+export function buildRouter(routes: readonly RouteDef[], deps: RouterDeps): Router {
+  checkRouteTable(routes, deps.schemas);
+  const validators = compileRouteValidators(routes, deps.schemas);
+  const router = express.Router({ caseSensitive: true, strict: false });
+  for (const route of routes) {
+    let authenticator: Authenticator | undefined;
+    if (route.auth !== 'none') {
+      authenticator = deps.authenticators[route.auth];
+      if (!authenticator) throw new Error(`route ${route.operationId} needs a "${route.auth}" authenticator`);
+    }
+    const method = route.method.toLowerCase() as Lowercase<RouteDef['method']>;
+    router[method](
+      route.path,
+      start(route, authenticator),
+      bodyMiddleware(route),
+      invoke(route, validators.get(route)!, deps),
+    );
+  }
+  router.use(fallbackMiddleware(routes));
+  router.use(errorMiddleware(deps.logger));
+  return router;
+}
+
+function start(route: RouteDef, authenticator: Authenticator | undefined): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.operationId = route.operationId;
+    res.locals.principal = authenticator ? await authenticator(req) : null;
+    next();
+  };
+}
+
+function invoke(route: RouteDef, v: RouteValidators, deps: RouterDeps): RequestHandler {
+  return async (req, res) => {
+    const params: Record<string, unknown> = { ...req.params };
+    const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
+    const body: unknown = res.locals.body;
+    const fields = [
+      ...(v.params ? check(v.params, params, 'params') : unexpectedFields(params, 'params')),
+      ...(v.query ? check(v.query, query, 'query') : unexpectedFields(query, 'query')),
+      ...(v.body ? check(v.body, body, 'body') : []),
+    ];
+    if (fields.length > 0) {
+      throw new ApiError(400, 'validation_error', STEP.validation, 'Request validation failed', { fields });
+    }
+
+    const ctx: RouteContext = {
+      operationId: route.operationId,
+      params,
+      query,
+      body,
+      principal: res.locals.principal as Principal | null,
+      req,
+      res,
+    };
+    const result = await route.handler(ctx);
+
+    if (deps.validateResponses) {
+      const validate = v.responses.get(result.status);
+      const problems = validate ? check(validate, result.body, 'response') : [];
+      if (!(result.status in route.responses) || problems.length > 0) {
+        deps.logger.error(
+          { operationId: route.operationId, status: result.status, problems },
+          'handler answer does not match the declared responses',
+        );
+        throw internalError();
+      }
+    }
+
+    res.status(result.status);
+    if (result.headers) res.set(result.headers);
+    if (result.body === undefined) res.end();
+    else if (result.contentType) res.type(result.contentType).send(result.body);
+    else res.json(result.body);
+  };
+}

@@ -1,0 +1,121 @@
+// ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) compiled once per route at build time.
+// Path and query values arrive as strings, so those validators coerce types; bodies are JSON
+// and are validated as sent.
+import type { FieldError } from '@lattice/core';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { type RouteDef, responseDef } from './route-def.ts';
+import type { SchemaRegistry } from './schema-registry.ts';
+
+export interface RouteValidators {
+  params?: ValidateFunction;
+  query?: ValidateFunction;
+  body?: ValidateFunction;
+  responses: Map<number, ValidateFunction>;
+}
+
+export type Location = 'params' | 'query' | 'body' | 'response';
+
+const MAX_FIELD_ERRORS = 50;
+
+function createAjv(schemas: SchemaRegistry, opts: { coerce: boolean; defaults: boolean }): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    coerceTypes: opts.coerce,
+    useDefaults: opts.defaults,
+  });
+  addFormats(ajv);
+  for (const id of schemas.ids()) ajv.addSchema(schemas.get(id)!);
+  return ajv;
+}
+
+export function compileRouteValidators(
+  routes: readonly RouteDef[],
+  schemas: SchemaRegistry,
+): Map<RouteDef, RouteValidators> {
+  const coercing = createAjv(schemas, { coerce: true, defaults: true });
+  const bodies = createAjv(schemas, { coerce: false, defaults: true });
+  const responses = createAjv(schemas, { coerce: false, defaults: false });
+  const compile = (ajv: Ajv2020, id: string): ValidateFunction => {
+    const fn = ajv.getSchema(id);
+    if (!fn) throw new Error(`schema "${id}" did not compile`);
+    return fn;
+  };
+  const out = new Map<RouteDef, RouteValidators>();
+  for (const route of routes) {
+    const { params, query, body } = route.request ?? {};
+    const compiled: RouteValidators = { responses: new Map() };
+    if (params) compiled.params = compile(coercing, params);
+    if (query) compiled.query = compile(coercing, query);
+    if (body) compiled.body = compile(bodies, body);
+    for (const [status, def] of Object.entries(route.responses)) {
+      const schema = responseDef(def).schema;
+      if (schema) compiled.responses.set(Number(status), compile(responses, schema));
+    }
+    out.set(route, compiled);
+  }
+  return out;
+}
+
+/**
+ * Validates data against any registered schema by `$id`, without coercion or defaults; for
+ * tests and tools that check answers against schemas/http.
+ */
+export function createSchemaChecker(schemas: SchemaRegistry): (id: string, data: unknown) => FieldError[] {
+  const ajv = createAjv(schemas, { coerce: false, defaults: false });
+  return (id, data) => {
+    const validate = ajv.getSchema(id);
+    if (!validate) throw new Error(`schema "${id}" is not in the registry`);
+    return check(validate, data, 'response');
+  };
+}
+
+/** Validates `data` (mutating it with coercions and defaults); returns the problems found. */
+export function check(validate: ValidateFunction, data: unknown, location: Location): FieldError[] {
+  if (validate(data)) return [];
+  return toFieldErrors(validate.errors ?? [], location);
+}
+
+/** Each key of `data` is a field the route does not accept. */
+export function unexpectedFields(data: Record<string, unknown>, location: Location): FieldError[] {
+  return Object.keys(data).map((key) => ({ path: joinPath(location, [key]), message: 'is not allowed' }));
+}
+
+export function toFieldErrors(errors: readonly ErrorObject[], location: Location): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const segments = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(unescapePointer);
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      segments.push(String(e.params.missingProperty));
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') {
+      segments.push(String(e.params.additionalProperty ?? e.params.unevaluatedProperty));
+      message = 'is not allowed';
+    }
+    const field = { path: joinPath(location, segments), message };
+    const key = `${field.path}\u0000${field.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(field);
+    if (out.length === MAX_FIELD_ERRORS) break;
+  }
+  return out;
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** `body` + [`to`, `0`, `a.b`] → `body.to[0]["a.b"]`: readable, and unambiguous for odd keys. */
+function joinPath(location: Location, segments: readonly string[]): string {
+  let path: string = location;
+  for (const s of segments) {
+    if (/^\d+$/.test(s)) path += `[${s}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(s)) path += `.${s}`;
+    else path += `[${JSON.stringify(s)}]`;
+  }
+  return path;
+}

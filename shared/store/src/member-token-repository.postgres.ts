@@ -1,0 +1,91 @@
+import { isUuid, newId } from '@lattice/core';
+import type { DbExecutor } from './db.ts';
+import type { MemberRole } from './member-repository.ts';
+import type {
+  ActiveMemberToken,
+  MemberTokenRecord,
+  MemberTokenRepository,
+} from './member-token-repository.ts';
+
+const LAST_USED_RESOLUTION_SECONDS = 60;
+
+interface MemberTokenRow {
+  id: string;
+  product_id: string;
+  member_id: string;
+  name: string;
+  token_hash: string;
+  visible: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+function toRecord(row: MemberTokenRow): MemberTokenRecord {
+  return {
+    id: row.id,
+    productId: row.product_id,
+    memberId: row.member_id,
+    name: row.name,
+    tokenHash: row.token_hash,
+    visible: row.visible,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function createPostgresMemberTokenRepository(db: DbExecutor): MemberTokenRepository {
+  return {
+    async create(input) {
+      const [row] = await db<MemberTokenRow>('member_tokens')
+        .insert({
+          id: newId(),
+          product_id: input.productId,
+          member_id: input.memberId,
+          name: input.name,
+          token_hash: input.tokenHash,
+          visible: input.visible,
+        })
+        .returning('*');
+      return toRecord(row!);
+    },
+    async findActiveByHash(tokenHash) {
+      if (!/^[0-9a-f]{64}$/.test(tokenHash)) return undefined;
+      const row = await db('member_tokens as t')
+        .join('members as m', 'm.id', 't.member_id')
+        .where('t.token_hash', tokenHash)
+        .whereNull('t.revoked_at')
+        .first<(MemberTokenRow & { role: MemberRole }) | undefined>('t.*', 'm.role');
+      if (!row) return undefined;
+      const active: ActiveMemberToken = { ...toRecord(row), role: row.role };
+      return active;
+    },
+    async listByProduct(productId) {
+      if (!isUuid(productId)) return [];
+      const rows = await db<MemberTokenRow>('member_tokens')
+        .where({ product_id: productId })
+        .orderBy('created_at', 'desc');
+      return rows.map(toRecord);
+    },
+    async revoke(productId, id) {
+      if (!isUuid(productId) || !isUuid(id)) return false;
+      const count = await db('member_tokens')
+        .where({ id, product_id: productId })
+        .whereNull('revoked_at')
+        .update({ revoked_at: db.fn.now() });
+      return count > 0;
+    },
+    async touchLastUsed(id) {
+      if (!isUuid(id)) return;
+      await db('member_tokens')
+        .where({ id })
+        .andWhere((q) =>
+          q
+            .whereNull('last_used_at')
+            .orWhereRaw(`last_used_at < now() - interval '${LAST_USED_RESOLUTION_SECONDS} seconds'`),
+        )
+        .update({ last_used_at: db.fn.now() });
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// Member tokens (`lmt_…`): stored as SHA-256 plus the first eight hex characters of the body.
+// The plaintext exists only in the answer that created it.
+import type { MemberRole } from './member-repository.ts';
+
+export interface MemberTokenRecord {
+  id: string;
+  productId: string;
+  memberId: string;
+  name: string;
+  /** SHA-256 hex of the whole token, prefix included. */
+  tokenHash: string;
+  /** First eight hex characters of the token body, for listings. */
+  visible: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** An unrevoked token joined with its member's current role, which is what authentication needs. */
+export interface ActiveMemberToken extends MemberTokenRecord {
+  role: MemberRole;
+}
+
+export interface NewMemberToken {
+  productId: string;
+  memberId: string;
+  name: string;
+  tokenHash: string;
+  visible: string;
+}
+
+export interface MemberTokenRepository {
+  create(input: NewMemberToken): Promise<MemberTokenRecord>;
+  findActiveByHash(tokenHash: string): Promise<ActiveMemberToken | undefined>;
+  listByProduct(productId: string): Promise<MemberTokenRecord[]>;
+  /** True when a token of that product was active and is now revoked. */
+  revoke(productId: string, id: string): Promise<boolean>;
+  /** Records use, at most about once a minute per token so authentication stays read-mostly. */
+  touchLastUsed(id: string): Promise<void>;
+}
