@@ -40,6 +40,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
   let producer: RecordProducer;
   let db: Knex;
   let hosts: HostProcess[] = [];
+  const topics: string[] = [];
 
   before(async () => {
     db = knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 8 } });
@@ -56,6 +57,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
   });
 
   after(async () => {
+    if (topics.length > 0) await admin.deleteTopics({ topics });
     await producer?.disconnect();
     await admin?.disconnect();
     await db?.destroy();
@@ -65,6 +67,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     const topic = uniqueName('ledger');
     const dlq = `${topic}.dead-letters`;
     await ensureTopics({ admin, names: [topic, dlq], partitions: PARTITIONS, replicationFactor: 1, logger });
+    topics.push(topic, dlq);
     return { topic, dlq, group: `${topic}-group` };
   }
 

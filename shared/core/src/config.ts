@@ -17,6 +17,8 @@ export interface LatticeConfig {
   /** Prepended to every topic name; tests use a unique one each. */
   kafkaTopicPrefix: string;
   managementPort: number;
+  /** `/metrics` and `/healthz` of the actors role when it runs alone. */
+  actorsPort: number;
   /** Public edge origin per environment ({public_url}, {public_dev_url}). */
   publicUrls: Record<Environment, string>;
   gatewayUrls: Record<Environment, string>;
@@ -74,6 +76,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     kafkaReplicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16),
     kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
     managementPort: port('MANAGEMENT_PORT', 4000),
+    actorsPort: port('ACTORS_PORT', 4005),
     publicUrls: {
       production: str(env, 'PUBLIC_URL', `http://${host}:4001`),
       development: str(env, 'PUBLIC_DEV_URL', `http://${host}:4002`),

@@ -16,10 +16,14 @@ export interface HostProcess {
 }
 
 export function spawnHost(name: string, env: Record<string, string>): HostProcess {
-  const proc = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', ENTRY], {
-    env: { ...process.env, ...env, LEDGER_HOST: name, LOG_LEVEL: process.env.LEDGER_LOG_LEVEL ?? 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', ENTRY],
+    {
+      env: { ...process.env, ...env, LEDGER_HOST: name, LOG_LEVEL: process.env.LEDGER_LOG_LEVEL ?? 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const host: HostProcess = {
     name,
     proc,

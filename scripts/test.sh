@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The full suite: lint and format check, type check, then every unit and integration test in
+# one mocha run against real Kafka, Redis and PostgreSQL (started by the suite when absent).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+node_version=$(node --version)
+case "$node_version" in
+  v26.*) ;;
+  *) echo "lattice: expected the pinned Node 26 on PATH (got $node_version); run through npm test" >&2; exit 1 ;;
+esac
+echo "== lint and format (biome)"
+biome check .
+echo "== type check (tsc, strict)"
+tsc -p tsconfig.json --noEmit
+echo "== tests (mocha: unit + integration)"
+mocha --config .mocharc.json "$@"

@@ -1,0 +1,41 @@
+// The demo product `lattice start` creates on first run. Its owner token is kept in the local
+// data directory (mode 0600) so every start can print it again; that is a local-development
+// convenience only: the database still holds just the token's hash.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sha256Hex } from '@lattice/core';
+import { bootstrapProduct, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
+
+export interface DemoProduct {
+  product_id: string;
+  owner_token: string;
+  verified_domain: string;
+}
+
+export const DEMO_DOMAIN = 'demo.lattice.test';
+
+export async function ensureDemoProduct(
+  db: Db,
+  dataDir: string,
+): Promise<{ demo: DemoProduct; created: boolean }> {
+  const file = join(dataDir, 'demo-product.json');
+  const saved = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as DemoProduct,
+    () => null,
+  );
+  if (saved) {
+    const token = await createPostgresMemberTokenRepository(db).findActiveByHash(
+      sha256Hex(saved.owner_token),
+    );
+    if (token) return { demo: saved, created: false };
+  }
+  const result = await bootstrapProduct(db, { name: 'Demo', verifiedDomain: DEMO_DOMAIN });
+  const demo = {
+    product_id: result.product_id,
+    owner_token: result.owner_token,
+    verified_domain: DEMO_DOMAIN,
+  };
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return { demo, created: true };
+}

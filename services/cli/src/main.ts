@@ -1,0 +1,65 @@
+// Composition root of the `lattice` command: reads configuration once and dispatches.
+import { parseArgs } from 'node:util';
+import { ConfigError, createLogger, loadConfig } from '@lattice/core';
+import { runBootstrap } from './commands/bootstrap.ts';
+import { runInfra } from './commands/infra.ts';
+import { runMigrate } from './commands/migrate.ts';
+import { ROLES, runStart } from './commands/start.ts';
+import { runTopics } from './commands/topics.ts';
+
+const USAGE = `lattice <command>
+
+  start [ROLE]                       start every role (infra included), or one of: ${ROLES.join(', ')}
+  bootstrap --product NAME [--verified-domain DOMAIN]
+                                     create a product, its owner and an owner token; prints JSON
+  migrate                            apply database migrations
+  topics                             create the Kafka topics of the catalog
+  infra up|down|status               local Kafka, Redis and PostgreSQL
+
+Configuration comes from the environment (see README: Configuration).`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      product: { type: 'string' },
+      'verified-domain': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const config = loadConfig(process.env);
+  const logger = createLogger({ name: `lattice-${command}`, level: config.logLevel });
+  const ctx = { config, logger };
+  switch (command) {
+    case 'start':
+      return runStart(ctx, rest[0]);
+    case 'bootstrap':
+      return runBootstrap(ctx, { product: values.product, verifiedDomain: values['verified-domain'] });
+    case 'migrate':
+      return runMigrate(ctx);
+    case 'topics':
+      return runTopics(ctx);
+    case 'infra':
+      return runInfra(ctx, rest[0]);
+    default:
+      console.error(`unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code !== 0) process.exit(code);
+} catch (err) {
+  if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    console.error(`lattice: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  throw err;
+}

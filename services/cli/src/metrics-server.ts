@@ -1,0 +1,26 @@
+// `/metrics` and `/healthz` for a role that has no HTTP API of its own (the actors role).
+import { createServer, type Server } from 'node:http';
+import type { Registry } from 'prom-client';
+
+export async function startMetricsServer(
+  registry: Registry,
+  host: string,
+  port: number,
+): Promise<{ close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else if (req.method === 'GET' && req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    } else {
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"error":{"code":"not_found","message":"No such route."}}');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,181 @@
+// The `lattice` command as a user runs it: bootstrap prints one JSON object and stores only a
+// hash; `lattice start` brings up every role, prints the demo product, serves it, stops cleanly
+// on SIGTERM and finds the same demo product on the next start.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger, sha256Hex } from '@lattice/core';
+import { createKafka, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import { expect } from 'chai';
+import knex, { type Knex } from 'knex';
+import { testConfig, uniqueName } from '../support/env.ts';
+
+const BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
+const config = testConfig();
+
+function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', BIN, ...args], {
+    env: { ...process.env, DATABASE_URL: config.databaseUrl, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = lattice(args);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `lattice start`, resolves with its output once the banner is printed. */
+async function startPlatform(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = lattice(['start'], env);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`lattice start did not come up:\n${out}`)), 90_000);
+    const check = () => {
+      if (out.includes('Ctrl-C stops Lattice.')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', () => reject(new Error(`lattice start exited:\n${out}`)));
+  });
+  return { child, output: () => out };
+}
+
+async function stopPlatform(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+describe('lattice command', function () {
+  this.timeout(180_000);
+  let db: Knex;
+
+  before(() => {
+    db = knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 2 } });
+  });
+  after(async () => db?.destroy());
+
+  describe('bootstrap', () => {
+    it('prints exactly {product_id, owner_token} and stores the token only as a hash', async () => {
+      const name = uniqueName('boot');
+      const r = await run(['bootstrap', '--product', name, '--verified-domain', 'Mail.Example.com']);
+      expect(r.code, r.stderr).to.equal(0);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines).to.have.length(1);
+      const printed = JSON.parse(lines[0]!) as Record<string, string>;
+      expect(Object.keys(printed).sort()).to.deep.equal(['owner_token', 'product_id']);
+      expect(printed.owner_token).to.match(/^lmt_[0-9a-f]{32}$/);
+
+      const product = await db('products').where({ id: printed.product_id }).first();
+      expect(product.name).to.equal(name);
+      const tokens = await db('member_tokens').where({ product_id: printed.product_id });
+      expect(tokens).to.have.length(1);
+      expect(tokens[0].token_hash).to.equal(sha256Hex(printed.owner_token!));
+      expect(JSON.stringify(tokens)).to.not.include(printed.owner_token!.slice(4));
+      const member = await db('members').where({ id: tokens[0].member_id }).first();
+      expect(member.role).to.equal('owner');
+      const domains = await db('mail_domains').where({ product_id: printed.product_id });
+      expect(domains.map((d) => [d.name, d.status])).to.deep.equal([['mail.example.com', 'verified']]);
+    });
+
+    it('refuses a missing product name or a malformed domain with exit code 2', async () => {
+      const missing = await run(['bootstrap']);
+      expect(missing.code).to.equal(2);
+      expect(missing.stderr).to.match(/--product NAME is required/);
+      const badDomain = await run(['bootstrap', '--product', 'x', '--verified-domain', 'not a domain']);
+      expect(badDomain.code).to.equal(2);
+      expect(badDomain.stderr).to.match(/not a domain name/);
+      expect(badDomain.stdout).to.equal('');
+    });
+
+    it('refuses unknown commands and roles', async () => {
+      expect((await run(['launch'])).code).to.equal(2);
+      const role = await run(['start', 'nonsense']);
+      expect(role.code).to.equal(2);
+      expect(role.stderr).to.match(/unknown role "nonsense"/);
+    });
+  });
+
+  describe('start', () => {
+    const prefix = `${uniqueName('start')}.`;
+    after(async () => {
+      const kafka = createKafka({
+        brokers: config.kafkaBrokers,
+        clientId: 'cli-test',
+        logger: createLogger({ name: 't', level: 'silent' }),
+      });
+      const admin = kafka.admin();
+      await admin.connect();
+      const mine = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+      if (mine.length > 0) await admin.deleteTopics({ topics: mine });
+      await admin.disconnect();
+    });
+
+    it('brings up every role, prints the demo product, serves it, and reuses it on the next start', async () => {
+      const port = await freePort();
+      const env = {
+        MANAGEMENT_PORT: String(port),
+        LATTICE_DATA_DIR: mkdtempSync(join(tmpdir(), 'lattice-data-')),
+        KAFKA_TOPIC_PREFIX: prefix,
+      };
+      const first = await startPlatform(env);
+      const banner = first.output();
+      const productId = /product_id\s+(\S+)/.exec(banner)?.[1];
+      const token = /owner_token\s+(lmt_[0-9a-f]{32})/.exec(banner)?.[1];
+      expect(banner).to.include(`http://127.0.0.1:${port}/openapi.json`);
+      expect(banner).to.include('Demo product (created now)');
+      expect(productId).to.be.a('string');
+
+      const api = `http://127.0.0.1:${port}`;
+      const me = await fetch(`${api}/organization/product`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(me.status).to.equal(200);
+      expect(((await me.json()) as { id: string }).id).to.equal(productId);
+      expect((await fetch(`${api}/openapi.json`)).status).to.equal(200);
+      expect((await fetch(`${api}/healthz`)).status).to.equal(200);
+
+      const kafka = createKafka({
+        brokers: config.kafkaBrokers,
+        clientId: 'cli-test',
+        logger: createLogger({ name: 't', level: 'silent' }),
+      });
+      const admin = kafka.admin();
+      await admin.connect();
+      const topics = await admin.listTopics();
+      await admin.disconnect();
+      for (const t of Object.values(TOPIC_CATALOG)) expect(topics).to.include(topicName(prefix, t.name));
+
+      expect(await stopPlatform(first.child)).to.equal(0);
+      expect(first.output()).to.include('stopped');
+
+      const second = await startPlatform(env);
+      expect(second.output()).to.include(`product_id       ${productId}`);
+      expect(second.output()).to.not.include('created now');
+      expect(await stopPlatform(second.child)).to.equal(0);
+    });
+  });
+});
