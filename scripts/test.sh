@@ -13,4 +13,5 @@ biome check .
 echo "== type check (tsc, strict)"
 tsc -p tsconfig.json --noEmit
 echo "== tests (mocha: unit + integration)"
-mocha --config .mocharc.json "$@"
+mocha --config .mocharc.json \
+  'shared/*/src/**/*.test.ts' 'services/*/src/**/*.test.ts' 'infra/src/**/*.test.ts' 'test/integration/**/*.test.ts' "$@"

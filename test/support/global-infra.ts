@@ -1,4 +1,4 @@
-// Mocha global fixture of the integration suite (.mocharc.integration.json "require").
+// Mocha global fixture of the integration suite (.mocharc.json "require").
 //
 // Default: make sure local Kafka, Redis and PostgreSQL answer (starting what is missing with
 // @lattice/infra) and that the test database exists; at the end stop only what was started
