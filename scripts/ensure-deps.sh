@@ -8,7 +8,10 @@ want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x node_modules/.bin/node ]; then
   exit 0
 fi
-echo "lattice: installing dependencies (npm ci)…"
-npm ci --no-audit --no-fund --loglevel=error
-echo "$want" > "$stamp"
+echo "lattice: installing dependencies…"
+# `npm install` rather than `npm ci`: it installs the locked versions too, and tolerates a
+# registry mirror that lacks other platforms' optional binaries (npm ci refuses a lock without
+# them). The stamp is taken after, from the lock as installed.
+npm install --no-audit --no-fund --loglevel=error
+sha256sum package-lock.json | cut -d' ' -f1 > "$stamp"
 echo "lattice: using node $(node_modules/.bin/node --version)"
