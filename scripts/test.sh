@@ -9,7 +9,7 @@ case "$node_version" in
   *) echo "lattice: expected the pinned Node 26 on PATH (got $node_version); run through npm test" >&2; exit 1 ;;
 esac
 echo "== lint and format (biome)"
-biome check .
+biome check --error-on-warnings .
 echo "== type check (tsc, strict)"
 tsc -p tsconfig.json --noEmit
 echo "== tests (mocha: unit + integration)"

@@ -8,16 +8,11 @@ import { Kafka, logLevel } from 'kafkajs';
 import { formatHostPort, type HostPort, isListening, isLocalHost, parseHostPort } from './address.ts';
 import { ensureKafkaLibs } from './kafka-fetch.ts';
 import { kafkaLog4jProperties, kafkaServerProperties, randomClusterId } from './kafka-properties.ts';
+import { reuseManagedService } from './managed-service.ts';
 import type { InfraPaths } from './paths.ts';
 import { pollUntilReady } from './poll.ts';
-import { exitedReason, processMatches, spawnDetached } from './process.ts';
-import {
-  findService,
-  type ManagedService,
-  type RunStateStore,
-  withoutService,
-  withService,
-} from './run-state.ts';
+import { exitedReason, spawnDetached } from './process.ts';
+import { type ManagedService, type RunStateStore, withService } from './run-state.ts';
 
 export const DEFAULT_KAFKA_JAVA_OPTIONS: readonly string[] = ['-Xms256m', '-Xmx768m'];
 
@@ -172,18 +167,16 @@ export async function ensureKafka(opts: EnsureKafkaOptions): Promise<'reused' | 
   const brokers = config.kafkaBrokers;
   if (await kafkaAnswers(brokers)) return 'reused';
 
-  const managed = findService(await store.read(), 'kafka');
-  if (managed && (await processMatches(managed.pid, managed.commandMarker))) {
+  const waitForEarlier = (managed: ManagedService) => {
     logger.info({ pid: managed.pid }, 'Kafka started earlier is not answering yet; waiting for it');
-    await waitForKafka({
+    return waitForKafka({
       brokers,
       logger,
       timeoutMs: readyTimeoutMs,
       failure: exitedReason(managed, [paths.kafka.stdoutLog]),
     });
-    return 'reused';
-  }
-  if (managed) await store.update((s) => withoutService(s, 'kafka'));
+  };
+  if (await reuseManagedService('kafka', store, waitForEarlier)) return 'reused';
 
   const address = parseHostPort(brokers[0] ?? '');
   if (brokers.length !== 1 || !isLocalHost(address.host)) {

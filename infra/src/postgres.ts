@@ -6,16 +6,11 @@ import { access, chown, mkdir, readFile } from 'node:fs/promises';
 import type { LatticeConfig, Logger } from '@lattice/core';
 import pg from 'pg';
 import { formatHostPort, hostPortOfUrl, isListening, isLocalHost } from './address.ts';
+import { reuseManagedService } from './managed-service.ts';
 import type { InfraPaths } from './paths.ts';
 import { pollUntilReady } from './poll.ts';
-import { exitedReason, findExecutable, postgresBinDirs, processMatches, spawnDetached } from './process.ts';
-import {
-  findService,
-  type ManagedService,
-  type RunStateStore,
-  withoutService,
-  withService,
-} from './run-state.ts';
+import { exitedReason, findExecutable, postgresBinDirs, spawnDetached } from './process.ts';
+import { type ManagedService, type RunStateStore, withService } from './run-state.ts';
 
 /** The same server, but the maintenance database: the target may not exist yet. */
 export function maintenanceUrl(url: string): string {
@@ -122,18 +117,15 @@ export async function ensurePostgres(opts: EnsurePostgresOptions): Promise<'reus
   const where = `PostgreSQL at ${formatHostPort(address)}`;
   if (await postgresAnswers(url)) return 'reused';
 
-  const managed = findService(await store.read(), 'postgres');
-  if (managed && (await processMatches(managed.pid, managed.commandMarker))) {
-    await pollUntilReady({
+  const waitForEarlier = (managed: ManagedService) =>
+    pollUntilReady({
       what: where,
       probe: () => postgresAnswers(url),
       timeoutMs: readyTimeoutMs,
       logger,
       failure: exitedReason(managed),
     });
-    return 'reused';
-  }
-  if (managed) await store.update((s) => withoutService(s, 'postgres'));
+  if (await reuseManagedService('postgres', store, waitForEarlier)) return 'reused';
   if (!isLocalHost(address.host)) throw new Error(`${where} does not answer and is not on this machine`);
   if (await isListening(address)) {
     throw new Error(

@@ -4,16 +4,11 @@ import { mkdir } from 'node:fs/promises';
 import type { LatticeConfig, Logger } from '@lattice/core';
 import { Redis } from 'ioredis';
 import { formatHostPort, hostPortOfUrl, isListening, isLocalHost } from './address.ts';
+import { reuseManagedService } from './managed-service.ts';
 import type { InfraPaths } from './paths.ts';
 import { pollUntilReady } from './poll.ts';
-import { exitedReason, findExecutable, processMatches, spawnDetached } from './process.ts';
-import {
-  findService,
-  type ManagedService,
-  type RunStateStore,
-  withoutService,
-  withService,
-} from './run-state.ts';
+import { exitedReason, findExecutable, spawnDetached } from './process.ts';
+import { type ManagedService, type RunStateStore, withService } from './run-state.ts';
 
 /** True when PING gets PONG (a server still loading its dataset answers LOADING: not ready). */
 export async function redisAnswers(url: string, timeoutMs = 2000): Promise<boolean> {
@@ -79,18 +74,15 @@ export async function ensureRedis(opts: EnsureRedisOptions): Promise<'reused' | 
   const where = `Redis at ${formatHostPort(address)}`;
   if (await redisAnswers(url)) return 'reused';
 
-  const managed = findService(await store.read(), 'redis');
-  if (managed && (await processMatches(managed.pid, managed.commandMarker))) {
-    await pollUntilReady({
+  const waitForEarlier = (managed: ManagedService) =>
+    pollUntilReady({
       what: where,
       probe: () => redisAnswers(url),
       timeoutMs: readyTimeoutMs,
       logger,
       failure: exitedReason(managed),
     });
-    return 'reused';
-  }
-  if (managed) await store.update((s) => withoutService(s, 'redis'));
+  if (await reuseManagedService('redis', store, waitForEarlier)) return 'reused';
   if (!isLocalHost(address.host)) throw new Error(`${where} does not answer and is not on this machine`);
   if (await isListening(address)) throw new Error(`${where}: the port is in use but does not answer PING`);
 

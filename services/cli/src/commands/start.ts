@@ -6,7 +6,7 @@ import { ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import { startManagement } from '@lattice/management';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { CommandContext } from '../context.ts';
 import { ensureDemoProduct } from '../demo-product.ts';
 import { startMetricsServer } from '../metrics-server.ts';
@@ -71,6 +71,7 @@ export async function runStart(ctx: CommandContext, role: string | undefined): P
       step(`created ${created.length} topic(s) with ${config.kafkaPartitions} partitions`);
   }
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   const running: Running[] = [];
   for (const r of role === undefined ? ROLES : [role as Role])
     running.push(await startRole(ctx, r, db, registry));
