@@ -1,4 +1,4 @@
-export { assertKeyPrefix, DEFAULT_KEY_PREFIX, rateLimitKey } from './keys.ts';
+export { assertKeyPrefix, DEFAULT_KEY_PREFIX, keyChangesChannel, rateLimitKey } from './keys.ts';
 export type { RateLimitOutcome } from './rate-limit-headers.ts';
 export {
   rateLimitHeader,

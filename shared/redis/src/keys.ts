@@ -49,3 +49,12 @@ export function rateLimitKey(prefix: string, bucket: string, id: string, windowS
   }
   return `${prefix}rl:{${bucket}:${encodeKeyPart(id)}}:${windowStartMs}`;
 }
+
+/**
+ * Pub/sub channel on which the management API announces public key changes of one edge
+ * environment, so edges refresh their snapshot early instead of waiting for the next period.
+ */
+export function keyChangesChannel(prefix: string, environment: string): string {
+  assertKeyPrefix(prefix);
+  return `${prefix}public-keys:changed:${encodeKeyPart(environment)}`;
+}

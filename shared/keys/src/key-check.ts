@@ -1,0 +1,89 @@
+// The public edge's key check, as a pure function of an in-memory snapshot. Outcomes follow the
+// spec's table exactly; unknown, mistyped, revoked-long-ago, foreign-product and
+// other-environment keys are indistinguishable (one fixed 401 body).
+import { ApiError, constantTimeEqual, sha256Hex } from '@lattice/core';
+import type { PublicRoute } from './public-routes.ts';
+import { type PublicKeyScope, scopeCovers } from './scope.ts';
+
+export const KEY_CHECK_STEP = 'public_key_check';
+
+export interface SnapshotKey {
+  id: string;
+  productId: string;
+  hash: string;
+  scope: PublicKeyScope;
+  /** Null while active; set for a revoked key still inside its propagation window. */
+  revokedAtMs: number | null;
+}
+
+export interface KeySnapshot {
+  readonly loadedAtMs: number;
+  readonly size: number;
+  get(hash: string): SnapshotKey | undefined;
+}
+
+export function createKeySnapshot(keys: Iterable<SnapshotKey>, loadedAtMs: number): KeySnapshot {
+  const byHash = new Map<string, SnapshotKey>();
+  for (const k of keys) byHash.set(k.hash, k);
+  return { loadedAtMs, size: byHash.size, get: (hash) => byHash.get(hash) };
+}
+
+export const KEY_CHECK_ERRORS = {
+  required: () =>
+    new ApiError(
+      401,
+      'public_key_required',
+      KEY_CHECK_STEP,
+      'This route needs a public key: send Authorization: Bearer <key>.',
+    ),
+  invalid: () => new ApiError(401, 'public_key_invalid', KEY_CHECK_STEP, 'The public key is not valid.'),
+  scope: () =>
+    new ApiError(
+      403,
+      'public_key_scope',
+      KEY_CHECK_STEP,
+      'The public key does not cover this route. Retrying unchanged will not help.',
+    ),
+  unavailable: () =>
+    new ApiError(
+      503,
+      'public_config_unavailable',
+      undefined,
+      'Public key configuration is not loaded yet; retry with backoff.',
+      {
+        headers: { 'retry-after': '1' },
+      },
+    ),
+};
+
+export type KeyCheckResult = { ok: true; key: SnapshotKey } | { ok: false; error: ApiError };
+
+export interface KeyCheckInput {
+  snapshot: KeySnapshot | null;
+  presented: string | null;
+  productId: string;
+  route: PublicRoute;
+  nowMs: number;
+  /** How long a revoked key answers 403 before it answers 401 (one snapshot window). */
+  revokedGraceMs: number;
+}
+
+export function checkPublicKey(input: KeyCheckInput): KeyCheckResult {
+  if (!input.snapshot) return { ok: false, error: KEY_CHECK_ERRORS.unavailable() };
+  if (!input.presented) return { ok: false, error: KEY_CHECK_ERRORS.required() };
+  const hash = sha256Hex(input.presented);
+  const key = input.snapshot.get(hash);
+  // The map lookup finds the candidate; the comparisons that decide are constant time.
+  if (!key || !constantTimeEqual(key.hash, hash) || !constantTimeEqual(key.productId, input.productId)) {
+    return { ok: false, error: KEY_CHECK_ERRORS.invalid() };
+  }
+  if (key.revokedAtMs !== null) {
+    const revokedForMs = input.nowMs - key.revokedAtMs;
+    return {
+      ok: false,
+      error: revokedForMs > input.revokedGraceMs ? KEY_CHECK_ERRORS.invalid() : KEY_CHECK_ERRORS.scope(),
+    };
+  }
+  if (!scopeCovers(key.scope, input.route)) return { ok: false, error: KEY_CHECK_ERRORS.scope() };
+  return { ok: true, key };
+}

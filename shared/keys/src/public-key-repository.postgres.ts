@@ -1,0 +1,136 @@
+import { type Environment, isUuid, newId } from '@lattice/core';
+import type { DbExecutor } from '@lattice/store';
+import type { SnapshotKey } from './key-check.ts';
+import type { NewPublicKey, PublicKeyRecord, PublicKeyRepository } from './public-key-repository.ts';
+import type { PublicKeyScope } from './scope.ts';
+
+interface Row {
+  id: string;
+  product_id: string;
+  environment: Environment;
+  name: string;
+  prefix: string;
+  visible: string;
+  scope: PublicKeyScope;
+  status: 'active' | 'revoked';
+  created_at: Date;
+  created_by: string | null;
+  revoked_at: Date | null;
+  imported_from: 'mail' | 'realtime' | null;
+  source_key_id: string | null;
+}
+
+const COLUMNS = [
+  'id',
+  'product_id',
+  'environment',
+  'name',
+  'prefix',
+  'visible',
+  'scope',
+  'status',
+  'created_at',
+  'created_by',
+  'revoked_at',
+  'imported_from',
+  'source_key_id',
+];
+
+function toRecord(r: Row): PublicKeyRecord {
+  return {
+    id: r.id,
+    productId: r.product_id,
+    environment: r.environment,
+    name: r.name,
+    prefix: r.prefix,
+    visible: r.visible,
+    scope: r.scope,
+    status: r.status,
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    revokedAt: r.revoked_at,
+    importedFrom: r.imported_from,
+    sourceKeyId: r.source_key_id,
+  };
+}
+
+export function createPostgresPublicKeyRepository(db: DbExecutor): PublicKeyRepository {
+  // Untyped table access: rows are mapped through toRecord, where their shape is stated once.
+  const table = () => db('public_keys');
+  return {
+    async create(key: NewPublicKey) {
+      const [row] = await table()
+        .insert({
+          id: newId(),
+          product_id: key.productId,
+          environment: key.environment,
+          name: key.name,
+          prefix: key.prefix,
+          key_hash: key.hash,
+          visible: key.visible,
+          scope: JSON.stringify(key.scope),
+          status: 'active',
+          created_by: key.createdBy,
+          ...(key.createdAt ? { created_at: key.createdAt } : {}),
+          imported_from: key.importedFrom ?? null,
+          source_key_id: key.sourceKeyId ?? null,
+        })
+        .returning(COLUMNS);
+      return toRecord(row as Row);
+    },
+    async list(productId, environment) {
+      if (!isUuid(productId)) return [];
+      const q = table()
+        .select(COLUMNS)
+        .where({ product_id: productId })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
+      if (environment) q.andWhere({ environment });
+      return ((await q) as unknown as Row[]).map(toRecord);
+    },
+    async get(productId, id) {
+      if (!isUuid(productId) || !isUuid(id)) return undefined;
+      const row = (await table().select(COLUMNS).where({ product_id: productId, id }).first()) as
+        | Row
+        | undefined;
+      return row ? toRecord(row) : undefined;
+    },
+    async updateScope(productId, id, scope) {
+      if (!isUuid(productId) || !isUuid(id)) return undefined;
+      const [row] = await table()
+        .where({ product_id: productId, id, status: 'active' })
+        .update({ scope: JSON.stringify(scope), updated_at: db.fn.now() })
+        .returning(COLUMNS);
+      return row ? toRecord(row as Row) : undefined;
+    },
+    async revoke(productId, id) {
+      if (!isUuid(productId) || !isUuid(id)) return undefined;
+      const [row] = await table()
+        .where({ product_id: productId, id, status: 'active' })
+        .update({ status: 'revoked', revoked_at: db.fn.now(), updated_at: db.fn.now() })
+        .returning(COLUMNS);
+      return row ? toRecord(row as Row) : undefined;
+    },
+    async snapshotKeys(environment, revokedAfter): Promise<SnapshotKey[]> {
+      const rows = (await db('public_keys')
+        .select('id', 'product_id', 'key_hash', 'scope', 'revoked_at')
+        .where({ environment })
+        .andWhere((w) => w.where({ status: 'active' }).orWhere('revoked_at', '>', revokedAfter))) as Array<{
+        id: string;
+        product_id: string;
+        key_hash: string;
+        scope: PublicKeyScope;
+        revoked_at: Date | null;
+      }>;
+      return rows.map((r) => ({
+        id: r.id,
+        productId: r.product_id,
+        hash: r.key_hash,
+        scope: r.scope,
+        revokedAtMs: r.revoked_at ? r.revoked_at.getTime() : null,
+      }));
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { Environment } from '@lattice/core';
+import type { SnapshotKey } from './key-check.ts';
+import type { PublicKeyScope } from './scope.ts';
+
+export type PublicKeyStatus = 'active' | 'revoked';
+export type ImportSource = 'mail' | 'realtime';
+
+export interface PublicKeyRecord {
+  id: string;
+  productId: string;
+  environment: Environment;
+  name: string;
+  prefix: string;
+  /** First eight hex characters of the key body. */
+  visible: string;
+  scope: PublicKeyScope;
+  status: PublicKeyStatus;
+  createdAt: Date;
+  /** Member who created it; null for imported keys. */
+  createdBy: string | null;
+  revokedAt: Date | null;
+  importedFrom: ImportSource | null;
+  sourceKeyId: string | null;
+}
+
+export interface NewPublicKey {
+  productId: string;
+  environment: Environment;
+  name: string;
+  prefix: string;
+  hash: string;
+  visible: string;
+  scope: PublicKeyScope;
+  createdBy: string | null;
+  /** Imported keys keep their source's creation date. */
+  createdAt?: Date;
+  importedFrom?: ImportSource;
+  sourceKeyId?: string;
+}
+
+export interface PublicKeyRepository {
+  create(key: NewPublicKey): Promise<PublicKeyRecord>;
+  /** Newest first. */
+  list(productId: string, environment?: Environment): Promise<PublicKeyRecord[]>;
+  get(productId: string, id: string): Promise<PublicKeyRecord | undefined>;
+  /** Only an active key's scope changes; undefined when no active key has that id. */
+  updateScope(productId: string, id: string, scope: PublicKeyScope): Promise<PublicKeyRecord | undefined>;
+  /** Permanent; undefined when no active key has that id. */
+  revoke(productId: string, id: string): Promise<PublicKeyRecord | undefined>;
+  /** What an edge of `environment` serves: active keys and keys revoked after `revokedAfter`. */
+  snapshotKeys(environment: Environment, revokedAfter: Date): Promise<SnapshotKey[]>;
+}

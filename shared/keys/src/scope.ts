@@ -1,0 +1,64 @@
+// Public key scopes: the whole product (every toolkit and route, including ones added later),
+// one toolkit, or exactly one keyed route. A scope names route coordinates only; it never
+// restricts sending domains.
+import type { FieldError } from '@lattice/core';
+import {
+  findKeyedRoute,
+  isToolkit,
+  PUBLIC_ROUTES,
+  type PublicRoute,
+  TOOLKITS,
+  type Toolkit,
+} from './public-routes.ts';
+
+export type PublicKeyScope =
+  | { kind: 'product' }
+  | { kind: 'toolkit'; toolkit: Toolkit }
+  | { kind: 'route'; toolkit: Toolkit; method: 'GET' | 'POST'; path: string };
+
+export function scopeCovers(
+  scope: PublicKeyScope,
+  route: Pick<PublicRoute, 'toolkit' | 'method' | 'path'>,
+): boolean {
+  switch (scope.kind) {
+    case 'product':
+      return true;
+    case 'toolkit':
+      return scope.toolkit === route.toolkit;
+    case 'route':
+      return scope.toolkit === route.toolkit && scope.method === route.method && scope.path === route.path;
+  }
+}
+
+/** The toolkits a scope reaches, as the key list shows them. */
+export function toolkitsReached(scope: PublicKeyScope): Toolkit[] {
+  return scope.kind === 'product' ? [...TOOLKITS] : [scope.toolkit];
+}
+
+/**
+ * Checks a scope taken from a request body (already shape-validated by JSON Schema): the
+ * toolkit must exist and a route scope must name a keyed route of that toolkit.
+ */
+export function parseScope(
+  input: unknown,
+  path = '/scope',
+): { scope: PublicKeyScope } | { fields: FieldError[] } {
+  const s = input as Record<string, unknown> | null;
+  if (!s || typeof s !== 'object') return { fields: [{ path, message: 'must be an object' }] };
+  if (s.kind === 'product') return { scope: { kind: 'product' } };
+  if (s.kind !== 'toolkit' && s.kind !== 'route') {
+    return { fields: [{ path: `${path}/kind`, message: 'must be one of product, toolkit, route' }] };
+  }
+  if (!isToolkit(s.toolkit)) {
+    return { fields: [{ path: `${path}/toolkit`, message: `must be one of ${TOOLKITS.join(', ')}` }] };
+  }
+  if (s.kind === 'toolkit') return { scope: { kind: 'toolkit', toolkit: s.toolkit } };
+  const route = findKeyedRoute(s.toolkit, String(s.method), String(s.path));
+  if (!route) {
+    const known = PUBLIC_ROUTES.filter((r) => r.keyed && r.toolkit === s.toolkit).map(
+      (r) => `${r.method} ${r.path}`,
+    );
+    return { fields: [{ path, message: `must name a keyed ${s.toolkit} route: ${known.join(', ')}` }] };
+  }
+  return { scope: { kind: 'route', toolkit: route.toolkit, method: route.method, path: route.path } };
+}
