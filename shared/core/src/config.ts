@@ -26,6 +26,17 @@ export interface LatticeConfig {
   smtpSinkPort: number;
   inboundSmtpPort: number;
   logLevel: LogLevel;
+  /** Prefix of every Redis key and channel; tests use a unique one each. */
+  redisKeyPrefix: string;
+  /** How often an edge reloads its public key snapshot; also how long a revoked key answers 403. */
+  snapshotRefreshMs: number;
+  /** The edge's per-IP limit, requests per minute. */
+  perIpRequestsPerMinute: number;
+  /**
+   * Which proxies the edge trusts for the client address (X-Forwarded-For), in express
+   * `trust proxy` terms: `false` (default: the socket address), `loopback`, a hop count, CIDRs.
+   */
+  trustProxy: string;
   /** Where `lattice start` keeps local state (demo product, payload bucket). */
   dataDir: string;
 }
@@ -89,6 +100,10 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),
     inboundSmtpPort: port('INBOUND_SMTP_PORT', 2526),
     logLevel,
+    redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'lattice:'),
+    snapshotRefreshMs: int(env, 'PUBLIC_KEY_SNAPSHOT_REFRESH_MS', 30_000, 100, 3_600_000),
+    perIpRequestsPerMinute: int(env, 'EDGE_PER_IP_LIMIT', 100, 1, 1_000_000_000),
+    trustProxy: str(env, 'EDGE_TRUST_PROXY', 'false'),
     dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
   };
   return { ...config, ...overrides };
