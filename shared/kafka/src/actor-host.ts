@@ -1,15 +1,18 @@
 // The partition actor host: one consumer-group member that owns some partitions of a topic and,
 // for each record, the single actor of the record's key.
 //
-// Guarantees (see docs/architecture.md):
+// Guarantees (docs/architecture.md):
 // - a key's records are applied strictly in offset order; different keys of a batch run in
 //   parallel (up to keyConcurrency), and batches of different partitions concurrently;
 // - an actor is rehydrated from durable state before its first record after every group join,
 //   so a partition that moved away and back never runs on a stale in-memory actor;
 // - the Kafka offset is committed only after every record of the batch is durably applied or
 //   dead-lettered; a replay (crash, rebalance) is skipped by the actor's persisted position;
-// - a record that can never apply goes to the dead-letter topic; any other failure is retried
-//   with backoff, in place, keeping the key's order.
+// - while a batch is in flight the member keeps heartbeating, so a long retry never costs it
+//   the partition behind its back (which would make a second writer); a batch whose partition
+//   was revoked stops taking work and is left to the next owner;
+// - a record that can never apply goes to the dead-letter topic; any other failure (of load or
+//   handle) is retried in place with backoff, keeping the key's order.
 import { performance } from 'node:perf_hooks';
 import {
   type BackoffOptions,
@@ -17,15 +20,17 @@ import {
   errorMessage,
   forEachConcurrent,
   type Logger,
+  RetryableError,
   sleep,
   TerminalError,
 } from '@lattice/core';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Registry } from 'prom-client';
-import { type Actor, type ActorKind, type ActorRecord, isReplay } from './actor.ts';
+import { type ActorKind, type ActorRecord, isReplay } from './actor.ts';
+import { ActorCache } from './actor-cache.ts';
 import { type ActorHostMetrics, actorHostMetrics } from './actor-metrics.ts';
-import type { Codec } from './codec.ts';
-import type { DeadLetterSink } from './dead-letters.ts';
+import { type Codec, CodecError } from './codec.ts';
+import type { DeadLetter, DeadLetterSink } from './dead-letters.ts';
 
 export interface ActorHostOptions<C> {
   kafka: Kafka;
@@ -38,8 +43,12 @@ export interface ActorHostOptions<C> {
   registry: Registry;
   keyConcurrency?: number;
   partitionsConcurrency?: number;
+  /** Actors kept in memory; the least recently used are evicted (and rehydrated on demand). */
+  maxCachedActors?: number;
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  /** Longest a fetch waits for records; also bounds the heartbeat gap of an idle member. */
+  maxWaitTimeMs?: number;
   retry?: BackoffOptions;
   /** Called with this member's partitions after every group join. */
   onAssignment?: (partitions: number[]) => void;
@@ -49,54 +58,64 @@ export interface ActorHost {
   start(): Promise<void>;
   stop(): Promise<void>;
   assignedPartitions(): number[];
+  /** False once the consumer crashed for good (it will not restart by itself). */
+  healthy(): boolean;
 }
 
 /** Thrown inside a batch when the batch must be left for the partition's next owner. */
 class Abandoned extends Error {}
 
+/** Kafka refuses some records for good (e.g. MESSAGE_TOO_LARGE); retrying them cannot help. */
+function isPermanentSendError(err: unknown): boolean {
+  return err instanceof CodecError || (err as { retriable?: boolean } | null)?.retriable === false;
+}
+
 export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const log = opts.logger.child({ component: 'actor-host', topic: opts.topic, group: opts.groupId });
   const metrics: ActorHostMetrics = actorHostMetrics(opts.registry);
   const keyConcurrency = opts.keyConcurrency ?? 16;
+  const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 3_000;
   const retry = opts.retry ?? { initialMs: 100, maxMs: 10_000, jitterRatio: 0.2 };
   const consumer: Consumer = opts.kafka.consumer({
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
-    heartbeatInterval: opts.heartbeatIntervalMs ?? 3_000,
+    heartbeatInterval: heartbeatIntervalMs,
+    maxWaitTimeInMs: opts.maxWaitTimeMs ?? 1_000,
     allowAutoTopicCreation: false,
   });
-  let generation = 0;
+  const actors = new ActorCache<C>(opts.maxCachedActors ?? 10_000);
   let assigned: number[] = [];
-  let actors = new Map<string, Actor<C>>();
+  let healthy = true;
+  metrics.hostUp.set({ topic: opts.topic }, 1);
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
-    generation++;
-    actors = new Map();
+    const generation = actors.newGeneration();
     assigned = [...(event.payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b);
     metrics.rebalances.inc({ group: opts.groupId });
     log.info({ partitions: assigned, generation }, 'partitions assigned');
-    opts.onAssignment?.(assigned);
+    try {
+      opts.onAssignment?.(assigned);
+    } catch (err) {
+      log.error({ err }, 'onAssignment callback failed');
+    }
   });
   consumer.on(consumer.events.CRASH, (event) => {
     log.error({ err: event.payload.error, restart: event.payload.restart }, 'consumer crashed');
+    if (!event.payload.restart) {
+      healthy = false;
+      assigned = [];
+      metrics.hostUp.set({ topic: opts.topic }, 0);
+    }
   });
 
-  async function actorFor(partition: number, key: string, reload = false): Promise<Actor<C>> {
-    const cacheKey = `${partition}\u0000${key}`;
-    const cached = reload ? undefined : actors.get(cacheKey);
-    if (cached) return cached;
-    const actor = await opts.kind.load(key, partition);
-    actors.set(cacheKey, actor);
-    return actor;
-  }
-
+  /** Sends a letter, retrying transient failures; a letter Kafka refuses for good is sent without the value. */
   async function deadLetter(
     m: KafkaMessage,
     partition: number,
     err: unknown,
     alive: () => boolean,
   ): Promise<void> {
-    const letter = {
+    let letter: DeadLetter = {
       source_topic: opts.topic,
       source_partition: partition,
       source_offset: m.offset,
@@ -112,6 +131,14 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
         log.error({ partition, offset: m.offset, error: letter.error }, 'record dead-lettered');
         return;
       } catch (sendErr) {
+        if (letter.value !== null && isPermanentSendError(sendErr)) {
+          letter = {
+            ...letter,
+            value: null,
+            error: `${letter.error} (value dropped: ${errorMessage(sendErr)})`,
+          };
+          continue;
+        }
         log.warn({ err: sendErr, attempt }, 'dead-letter send failed; retrying');
         if (!alive()) throw new Abandoned();
         await sleep(backoffDelayMs(attempt, retry));
@@ -119,42 +146,63 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     }
   }
 
-  /** Applies a key's records, retrying in place; isolates and dead-letters a terminal record. */
-  async function apply(
+  /**
+   * Applies one key's records of a batch. Returns when each is applied, skipped as a replay, or
+   * dead-lettered; throws Abandoned when the batch must be left to the partition's next owner.
+   */
+  async function applyKey(
     partition: number,
     key: string,
     records: ActorRecord<C>[],
     raw: Map<bigint, KafkaMessage>,
     alive: () => boolean,
   ): Promise<void> {
-    let actor = await actorFor(partition, key);
-    let pending = records.filter((r) => !isReplay(actor.applied(), r));
-    metrics.records.inc({ topic: opts.topic, outcome: 'replay_skipped' }, records.length - pending.length);
-    for (let attempt = 1; pending.length > 0; attempt++) {
+    let queue = records;
+    let reload = false;
+    // After a terminal failure, records go one at a time so only the poison one is dead-lettered.
+    let oneAtATime = false;
+    for (let attempt = 0; queue.length > 0; ) {
+      if (!alive()) throw new Abandoned();
+      let chunk: ActorRecord<C>[] = [];
       try {
-        await actor.handle(pending);
-        metrics.records.inc({ topic: opts.topic, outcome: 'applied' }, pending.length);
-        return;
+        const generation = actors.currentGeneration();
+        let actor = reload ? undefined : actors.get(partition, key);
+        if (!actor) {
+          actor = await opts.kind.load(key, partition);
+          actors.set(partition, key, actor, generation);
+        }
+        reload = false;
+        const applied = actor.applied();
+        const fresh = queue.filter((r) => !isReplay(applied, r));
+        metrics.records.inc({ topic: opts.topic, outcome: 'replay_skipped' }, queue.length - fresh.length);
+        if (fresh.length === 0) return;
+        chunk = oneAtATime ? fresh.slice(0, 1) : fresh;
+        await actor.handle(chunk);
+        metrics.records.inc({ topic: opts.topic, outcome: 'applied' }, chunk.length);
+        queue = fresh.slice(chunk.length);
+        attempt = 0;
       } catch (err) {
-        // A failed handle may have left the in-memory actor half-updated: reload it from durable
-        // state and keep only what it has not applied.
-        actor = await actorFor(partition, key, true);
-        pending = pending.filter((r) => !isReplay(actor.applied(), r));
+        // A failed load or handle may leave the in-memory actor half-updated: reload it.
+        reload = true;
         if (err instanceof TerminalError) {
           metrics.handlerErrors.inc({ topic: opts.topic, kind: 'terminal' });
-          const [first, ...rest] = pending;
-          if (!first) return;
-          if (rest.length > 0) {
-            for (const r of pending) await apply(partition, key, [r], raw, alive);
-            return;
+          if (chunk.length > 1) {
+            oneAtATime = true;
+            continue;
           }
-          await deadLetter(raw.get(first.offset)!, partition, err, alive);
-          return;
+          // One record refused for good, or the key's state cannot be loaded at all.
+          const poison = chunk.length === 1 ? chunk : queue;
+          for (const r of poison) await deadLetter(raw.get(r.offset)!, partition, err, alive);
+          const last = poison[poison.length - 1]!.offset;
+          queue = queue.filter((r) => r.offset > last);
+          continue;
         }
+        attempt++;
         metrics.handlerErrors.inc({ topic: opts.topic, kind: 'retryable' });
         if (!alive()) throw new Abandoned();
-        const delayMs = backoffDelayMs(attempt, retry);
-        log.warn({ err, key, partition, attempt, delayMs }, 'actor handler failed; retrying');
+        const hintMs = err instanceof RetryableError ? err.retryAfterMs : 0;
+        const delayMs = Math.max(hintMs, backoffDelayMs(attempt, retry));
+        log.warn({ err, key, partition, attempt, delayMs }, 'actor failed; retrying');
         await sleep(delayMs);
       }
     }
@@ -164,74 +212,98 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     const { batch } = payload;
     if (batch.messages.length === 0) return;
     const startedAt = performance.now();
-    const batchGeneration = generation;
+    const batchGeneration = actors.currentGeneration();
     const partition = batch.partition;
+    const labels = { topic: batch.topic, partition: String(partition) };
     let rebalanceError: unknown;
     const alive = () =>
       payload.isRunning() &&
       !payload.isStale() &&
-      batchGeneration === generation &&
+      batchGeneration === actors.currentGeneration() &&
       rebalanceError === undefined;
 
-    const byKey = new Map<string, ActorRecord<C>[]>();
-    const raw = new Map<bigint, KafkaMessage>();
-    for (const m of batch.messages) {
-      const offset = BigInt(m.offset);
-      raw.set(offset, m);
-      const key = m.key?.toString('utf8');
-      let value: C;
-      try {
-        if (!key) throw new TerminalError('record has no key');
-        if (!m.value) throw new TerminalError('record has no value');
-        value = opts.codec.decode(m.value);
-      } catch (err) {
-        metrics.handlerErrors.inc({ topic: opts.topic, kind: 'decode' });
-        await deadLetter(m, partition, err, alive);
-        continue;
-      }
-      const record: ActorRecord<C> = {
-        topic: batch.topic,
-        partition,
-        offset,
-        key,
-        value,
-        timestampMs: Number(m.timestamp),
-      };
-      const list = byKey.get(key);
-      if (list) list.push(record);
-      else byKey.set(key, [record]);
-    }
+    // Heartbeat for as long as the batch is in flight (kafkajs only heartbeats between batches);
+    // a refused heartbeat means a rebalance is under way and the batch must wind down.
+    const pump = setInterval(() => {
+      metrics.batchAge.set(labels, (performance.now() - startedAt) / 1000);
+      payload.heartbeat().catch((err: unknown) => {
+        rebalanceError ??= err;
+      });
+    }, heartbeatIntervalMs);
 
-    let abandoned = false;
-    await forEachConcurrent([...byKey], keyConcurrency, async ([key, records]) => {
-      if (!alive()) {
-        abandoned = true;
+    try {
+      let abandoned = false;
+      const byKey = new Map<string, ActorRecord<C>[]>();
+      const raw = new Map<bigint, KafkaMessage>();
+      for (const m of batch.messages) {
+        const offset = BigInt(m.offset);
+        raw.set(offset, m);
+        const key = m.key?.toString('utf8');
+        let value: C;
+        try {
+          if (!key) throw new TerminalError('record has no key');
+          if (!m.value) throw new TerminalError('record has no value');
+          value = opts.codec.decode(m.value);
+        } catch (err) {
+          metrics.handlerErrors.inc({ topic: opts.topic, kind: 'decode' });
+          try {
+            await deadLetter(m, partition, err, alive);
+          } catch (dlqErr) {
+            if (!(dlqErr instanceof Abandoned)) throw dlqErr;
+            abandoned = true;
+            break;
+          }
+          continue;
+        }
+        const record: ActorRecord<C> = {
+          topic: batch.topic,
+          partition,
+          offset,
+          key,
+          value,
+          timestampMs: Number(m.timestamp),
+        };
+        const list = byKey.get(key);
+        if (list) list.push(record);
+        else byKey.set(key, [record]);
+      }
+
+      if (!abandoned) {
+        await forEachConcurrent([...byKey], keyConcurrency, async ([key, records]) => {
+          try {
+            await applyKey(partition, key, records, raw, alive);
+          } catch (err) {
+            if (err instanceof Abandoned) abandoned = true;
+            else throw err;
+          }
+        });
+      }
+      if (abandoned) {
+        log.info({ partition, firstOffset: batch.firstOffset() }, 'batch left to the next owner');
+        if (rebalanceError !== undefined) throw rebalanceError;
         return;
       }
+      // Every record is applied or dead-lettered: commit, even with a rebalance pending (the
+      // group still accepts this generation's commits), so the next owner does not replay it.
+      const last = batch.lastOffset();
+      payload.resolveOffset(last);
       try {
-        await apply(partition, key, records, raw, alive);
+        await payload.commitOffsetsIfNecessary({
+          topics: [
+            { topic: batch.topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] },
+          ],
+        });
       } catch (err) {
-        if (err instanceof Abandoned) abandoned = true;
-        else throw err;
+        if (rebalanceError === undefined) throw err;
+        log.info({ err, partition }, 'commit refused during rebalance; the next owner skips the replay');
       }
-      try {
-        await payload.heartbeat();
-      } catch (err) {
-        rebalanceError ??= err;
-      }
-    });
-    if (rebalanceError !== undefined) throw rebalanceError;
-    if (abandoned || !alive()) {
-      log.info({ partition, firstOffset: batch.firstOffset() }, 'batch left to the next owner');
-      return;
+      if (rebalanceError !== undefined) throw rebalanceError;
+      metrics.lag.set(labels, Number(batch.offsetLag()));
+      metrics.batchSeconds.observe({ topic: batch.topic }, (performance.now() - startedAt) / 1000);
+    } finally {
+      clearInterval(pump);
+      metrics.batchAge.set(labels, 0);
     }
-    const last = batch.lastOffset();
-    payload.resolveOffset(last);
-    await payload.commitOffsetsIfNecessary({
-      topics: [{ topic: batch.topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],
-    });
-    metrics.lag.set({ topic: batch.topic, partition: String(partition) }, Number(batch.offsetLag()));
-    metrics.batchSeconds.observe({ topic: batch.topic }, (performance.now() - startedAt) / 1000);
   }
 
   return {
@@ -247,7 +319,9 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     },
     async stop() {
       await consumer.disconnect();
+      assigned = [];
     },
     assignedPartitions: () => assigned,
+    healthy: () => healthy,
   };
 }

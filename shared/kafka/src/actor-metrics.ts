@@ -8,6 +8,8 @@ export interface ActorHostMetrics {
   rebalances: Counter<'group'>;
   lag: Gauge<'topic' | 'partition'>;
   batchSeconds: Histogram<'topic'>;
+  batchAge: Gauge<'topic' | 'partition'>;
+  hostUp: Gauge<'topic'>;
 }
 
 function once<T>(registry: Registry, name: string, make: () => T): T {
@@ -70,6 +72,28 @@ export function actorHostMetrics(registry: Registry): ActorHostMetrics {
           help: 'Time to apply one fetched batch, effects durable.',
           labelNames: ['topic'],
           buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+          registers,
+        }),
+    ),
+    batchAge: once(
+      registry,
+      'lattice_actor_batch_in_flight_seconds',
+      () =>
+        new Gauge({
+          name: 'lattice_actor_batch_in_flight_seconds',
+          help: 'Age of the batch being applied per partition (0 when idle); grows while a key retries.',
+          labelNames: ['topic', 'partition'],
+          registers,
+        }),
+    ),
+    hostUp: once(
+      registry,
+      'lattice_actor_host_up',
+      () =>
+        new Gauge({
+          name: 'lattice_actor_host_up',
+          help: '1 while the host consumes; 0 after its consumer crashed for good.',
+          labelNames: ['topic'],
           registers,
         }),
     ),

@@ -1,6 +1,8 @@
 // Producing records: acks from all in-sync replicas and the idempotent producer, so a 2xx
-// "durably in Kafka" answer means what it says and retries never duplicate or reorder a key.
-import type { Kafka, Producer } from 'kafkajs';
+// "durably in Kafka" answer means what it says and the producer's own retries never duplicate
+// or reorder a key. Retries are bounded (kafkajs warns about that): a send that still fails
+// surfaces to the caller, whose retry may duplicate a record; consumers are idempotent for that.
+import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import type { Codec } from './codec.ts';
 
 export interface RecordProducer {
@@ -13,6 +15,8 @@ export async function createRecordProducer(kafka: Kafka): Promise<RecordProducer
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
+    // murmur2 like the Java client, so every producer places a key on the same partition.
+    createPartitioner: Partitioners.DefaultPartitioner,
   });
   await producer.connect();
   return {

@@ -1,5 +1,5 @@
-import { expect } from 'chai';
 import { sha256Hex } from '@lattice/core';
+import { expect } from 'chai';
 import { checkPublicKey, createKeySnapshot, type KeyCheckInput, type SnapshotKey } from './key-check.ts';
 import { PUBLIC_ROUTES } from './public-routes.ts';
 
@@ -11,7 +11,16 @@ const emails = PUBLIC_ROUTES.find((r) => r.path === '/emails' && r.method === 'P
 
 function snapshotWith(overrides: Partial<SnapshotKey> = {}) {
   return createKeySnapshot(
-    [{ id: 'k1', productId: PRODUCT, hash: sha256Hex(KEY), scope: { kind: 'toolkit', toolkit: 'realtime' }, revokedAtMs: null, ...overrides }],
+    [
+      {
+        id: 'k1',
+        productId: PRODUCT,
+        hash: sha256Hex(KEY),
+        scope: { kind: 'toolkit', toolkit: 'realtime' },
+        revokedAtMs: null,
+        ...overrides,
+      },
+    ],
     0,
   );
 }
@@ -44,7 +53,11 @@ describe('public key check', () => {
   });
 
   it('answers 401 public_key_required when no key is presented', () => {
-    expect(errorOf(check({ presented: null }))).to.deep.equal([401, 'public_key_required', 'public_key_check']);
+    expect(errorOf(check({ presented: null }))).to.deep.equal([
+      401,
+      'public_key_required',
+      'public_key_check',
+    ]);
   });
 
   it('makes unknown, mistyped and foreign-product keys indistinguishable', () => {
@@ -53,7 +66,11 @@ describe('public key check', () => {
     const foreign = check({ productId: OTHER });
     const bodies = [unknown, mistyped, foreign].map((r) => (r.ok ? null : r.error.toBody()));
     expect(bodies[0]).to.deep.equal({
-      error: { code: 'public_key_invalid', message: 'The public key is not valid.', step: 'public_key_check' },
+      error: {
+        code: 'public_key_invalid',
+        message: 'The public key is not valid.',
+        step: 'public_key_check',
+      },
     });
     expect(bodies[1]).to.deep.equal(bodies[0]);
     expect(bodies[2]).to.deep.equal(bodies[0]);
@@ -66,7 +83,15 @@ describe('public key check', () => {
   it('answers 403 for a key revoked within the window and 401 once the window has passed', () => {
     const revokedAt = 1_000_000 - 30_000;
     const snapshot = snapshotWith({ revokedAtMs: revokedAt });
-    expect(errorOf(check({ snapshot, nowMs: revokedAt + 30_000 }))).to.deep.equal([403, 'public_key_scope', 'public_key_check']);
-    expect(errorOf(check({ snapshot, nowMs: revokedAt + 30_001 }))).to.deep.equal([401, 'public_key_invalid', 'public_key_check']);
+    expect(errorOf(check({ snapshot, nowMs: revokedAt + 30_000 }))).to.deep.equal([
+      403,
+      'public_key_scope',
+      'public_key_check',
+    ]);
+    expect(errorOf(check({ snapshot, nowMs: revokedAt + 30_001 }))).to.deep.equal([
+      401,
+      'public_key_invalid',
+      'public_key_check',
+    ]);
   });
 });

@@ -18,7 +18,12 @@ describe('reading the presented public key', () => {
   });
 
   it('strips all three headers', () => {
-    const headers: Record<string, string> = { authorization: 'x', 'x-public-key': 'y', 'x-api-key': 'z', accept: 'a' };
+    const headers: Record<string, string> = {
+      authorization: 'x',
+      'x-public-key': 'y',
+      'x-api-key': 'z',
+      accept: 'a',
+    };
     stripKeyHeaders(headers);
     expect(headers).to.deep.equal({ accept: 'a' });
   });

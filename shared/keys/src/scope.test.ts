@@ -31,13 +31,36 @@ describe('public key scopes', () => {
     expect(parseScope({ kind: 'toolkit', toolkit: 'realtime' })).to.deep.equal({
       scope: { kind: 'toolkit', toolkit: 'realtime' },
     });
-    expect(parseScope({ kind: 'route', toolkit: 'mail', method: 'GET', path: '/emails/{id}' })).to.deep.equal({
-      scope: { kind: 'route', toolkit: 'mail', method: 'GET', path: '/emails/{id}' },
-    });
-    expect(parseScope({ kind: 'toolkit', toolkit: 'chat' })).to.have.nested.property('fields[0].path', '/scope/toolkit');
+    expect(parseScope({ kind: 'route', toolkit: 'mail', method: 'GET', path: '/emails/{id}' })).to.deep.equal(
+      {
+        scope: { kind: 'route', toolkit: 'mail', method: 'GET', path: '/emails/{id}' },
+      },
+    );
+    expect(parseScope({ kind: 'toolkit', toolkit: 'chat' })).to.have.nested.property(
+      'fields[0].path',
+      '/scope/toolkit',
+    );
     expect(parseScope({ kind: 'everything' })).to.have.nested.property('fields[0].path', '/scope/kind');
     // A keyless route cannot be a key's scope, nor a route of another toolkit.
-    expect(parseScope({ kind: 'route', toolkit: 'mail', method: 'GET', path: '/t/open/{token}' })).to.have.property('fields');
-    expect(parseScope({ kind: 'route', toolkit: 'mail', method: 'POST', path: '/messages' })).to.have.property('fields');
+    expect(
+      parseScope({ kind: 'route', toolkit: 'mail', method: 'GET', path: '/t/open/{token}' }),
+    ).to.have.property('fields');
+    expect(
+      parseScope({ kind: 'route', toolkit: 'mail', method: 'POST', path: '/messages' }),
+    ).to.have.property('fields');
+  });
+
+  it("refuses fields that do not belong to the kind, in the caller's path style", () => {
+    expect(parseScope({ kind: 'product', toolkit: 'mail' }, 'body.scope')).to.deep.equal({
+      fields: [{ path: 'body.scope.toolkit', message: 'is not allowed for kind product' }],
+    });
+    expect(parseScope({ kind: 'toolkit', toolkit: 'mail', path: '/emails' }, 'body.scope')).to.deep.equal({
+      fields: [{ path: 'body.scope.path', message: 'is not allowed for kind toolkit' }],
+    });
+    expect(parseScope({ kind: 'nope' }, 'body.scope')).to.have.nested.property(
+      'fields[0].path',
+      'body.scope.kind',
+    );
+    expect(parseScope(['product'], 'body.scope')).to.have.nested.property('fields[0].path', 'body.scope');
   });
 });

@@ -35,22 +35,39 @@ export function toolkitsReached(scope: PublicKeyScope): Toolkit[] {
   return scope.kind === 'product' ? [...TOOLKITS] : [scope.toolkit];
 }
 
+/** Fields each kind may carry besides `kind`. */
+const KIND_FIELDS: Record<PublicKeyScope['kind'], readonly string[]> = {
+  product: [],
+  toolkit: ['toolkit'],
+  route: ['toolkit', 'method', 'path'],
+};
+
 /**
  * Checks a scope taken from a request body (already shape-validated by JSON Schema): the
- * toolkit must exist and a route scope must name a keyed route of that toolkit.
+ * toolkit must exist, a route scope must name a keyed route of that toolkit, and a field that
+ * does not belong to the kind is refused rather than silently dropped. Field paths continue
+ * `path` in its own style: `/scope` → `/scope/kind`, `body.scope` → `body.scope.kind`.
  */
 export function parseScope(
   input: unknown,
   path = '/scope',
 ): { scope: PublicKeyScope } | { fields: FieldError[] } {
+  const at = (field: string) => (path.startsWith('/') ? `${path}/${field}` : `${path}.${field}`);
   const s = input as Record<string, unknown> | null;
-  if (!s || typeof s !== 'object') return { fields: [{ path, message: 'must be an object' }] };
-  if (s.kind === 'product') return { scope: { kind: 'product' } };
-  if (s.kind !== 'toolkit' && s.kind !== 'route') {
-    return { fields: [{ path: `${path}/kind`, message: 'must be one of product, toolkit, route' }] };
+  if (!s || typeof s !== 'object' || Array.isArray(s))
+    return { fields: [{ path, message: 'must be an object' }] };
+  if (s.kind !== 'product' && s.kind !== 'toolkit' && s.kind !== 'route') {
+    return { fields: [{ path: at('kind'), message: 'must be one of product, toolkit, route' }] };
   }
+  const extra = Object.keys(s).filter(
+    (k) => k !== 'kind' && !KIND_FIELDS[s.kind as PublicKeyScope['kind']].includes(k),
+  );
+  if (extra.length > 0) {
+    return { fields: extra.map((k) => ({ path: at(k), message: `is not allowed for kind ${s.kind}` })) };
+  }
+  if (s.kind === 'product') return { scope: { kind: 'product' } };
   if (!isToolkit(s.toolkit)) {
-    return { fields: [{ path: `${path}/toolkit`, message: `must be one of ${TOOLKITS.join(', ')}` }] };
+    return { fields: [{ path: at('toolkit'), message: `must be one of ${TOOLKITS.join(', ')}` }] };
   }
   if (s.kind === 'toolkit') return { scope: { kind: 'toolkit', toolkit: s.toolkit } };
   const route = findKeyedRoute(s.toolkit, String(s.method), String(s.path));

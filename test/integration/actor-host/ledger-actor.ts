@@ -29,7 +29,9 @@ export async function createLedgerTables(db: Knex): Promise<void> {
       host text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
     CREATE INDEX IF NOT EXISTS ledger_applied_topic ON ledger_applied (topic, key, seq);
     CREATE TABLE IF NOT EXISTS ledger_violations (
-      topic text NOT NULL, key text NOT NULL, expected int NOT NULL, got int NOT NULL);`);
+      topic text NOT NULL, key text NOT NULL, expected int NOT NULL, got int NOT NULL);
+    CREATE TABLE IF NOT EXISTS ledger_fenced (
+      topic text NOT NULL, key text NOT NULL, host text NOT NULL, kafka_offset bigint NOT NULL);`);
 }
 
 export interface LedgerOptions {
@@ -42,7 +44,12 @@ export interface LedgerOptions {
   poisonSeqs?: number[];
   /** seq values that fail once with a retryable error before applying. */
   flakySeqs?: number[];
+  /** Records of this key fail (retryably) until this time. */
+  failKey?: string;
+  failUntilMs?: number;
 }
+
+class Fenced extends Error {}
 
 export function createLedgerKind(opts: LedgerOptions): ActorKind<LedgerCommand> {
   const flakyLeft = new Set(opts.flakySeqs ?? []);
@@ -65,6 +72,9 @@ export function createLedgerKind(opts: LedgerOptions): ActorKind<LedgerCommand> 
               throw new TerminalError(`seq ${r.value.seq} is poison`);
             if (flakyLeft.delete(r.value.seq)) throw new RetryableError(`seq ${r.value.seq} is flaky`, 10);
           }
+          if (key === opts.failKey && Date.now() < (opts.failUntilMs ?? 0)) {
+            throw new RetryableError(`${key} is failing for a while`, 500);
+          }
           if (opts.delayMs) await sleep(opts.delayMs * records.length);
           let seq = lastSeq;
           const appliedRows: Array<Record<string, string | number>> = [];
@@ -82,20 +92,30 @@ export function createLedgerKind(opts: LedgerOptions): ActorKind<LedgerCommand> 
             });
           }
           const last = records[records.length - 1]!;
-          await opts.db.transaction(async (trx) => {
-            const updated = await trx.raw(
-              `INSERT INTO ledger_state (topic, key, kafka_partition, applied_offset, last_seq)
+          // The guard is a safety net only: a fenced write means the host let two owners apply
+          // one key, which the tests assert never happens (ledger_fenced stays empty).
+          try {
+            await opts.db.transaction(async (trx) => {
+              const updated = await trx.raw(
+                `INSERT INTO ledger_state (topic, key, kafka_partition, applied_offset, last_seq)
                VALUES (?, ?, ?, ?, ?)
                ON CONFLICT (topic, key) DO UPDATE SET kafka_partition = excluded.kafka_partition,
                  applied_offset = excluded.applied_offset, last_seq = excluded.last_seq
                WHERE ledger_state.kafka_partition <> excluded.kafka_partition
                   OR ledger_state.applied_offset < excluded.applied_offset`,
-              [opts.topic, key, partition, last.offset.toString(), seq],
-            );
-            if (updated.rowCount !== 1) throw new RetryableError('fenced: a newer owner applied this key', 0);
-            await trx('ledger_applied').insert(appliedRows);
-            if (violations.length > 0) await trx('ledger_violations').insert(violations);
-          });
+                [opts.topic, key, partition, last.offset.toString(), seq],
+              );
+              if (updated.rowCount !== 1) throw new Fenced();
+              await trx('ledger_applied').insert(appliedRows);
+              if (violations.length > 0) await trx('ledger_violations').insert(violations);
+            });
+          } catch (err) {
+            if (!(err instanceof Fenced)) throw err;
+            await opts
+              .db('ledger_fenced')
+              .insert({ topic: opts.topic, key, host: opts.host, kafka_offset: last.offset.toString() });
+            throw new RetryableError('fenced: a newer owner applied this key', 0);
+          }
           lastSeq = seq;
           applied = { partition: last.partition, offset: last.offset };
         },

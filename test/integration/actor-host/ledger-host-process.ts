@@ -35,6 +35,9 @@ const host = createActorHost<LedgerCommand>({
     topic: env.LEDGER_TOPIC!,
     host: hostName,
     delayMs: Number(env.LEDGER_DELAY_MS ?? 0),
+    ...(env.LEDGER_FAIL_KEY
+      ? { failKey: env.LEDGER_FAIL_KEY, failUntilMs: Number(env.LEDGER_FAIL_UNTIL_MS) }
+      : {}),
   }),
   deadLetters: createKafkaDeadLetterSink(
     producer,
@@ -43,8 +46,9 @@ const host = createActorHost<LedgerCommand>({
   ),
   logger,
   registry: new Registry(),
-  sessionTimeoutMs: 6_000,
-  heartbeatIntervalMs: 500,
+  sessionTimeoutMs: Number(env.LEDGER_SESSION_MS ?? 10_000),
+  heartbeatIntervalMs: 1_000,
+  maxWaitTimeMs: 500,
   onAssignment: (partitions) => say({ event: 'assigned', partitions }),
 });
 
