@@ -50,7 +50,8 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
   const missing = opts.names.filter((n) => !existing.has(n));
   let created: string[] = [];
   if (missing.length > 0) {
-    await opts.admin.createTopics({
+    // false when another process created them between our list and create: nothing to report.
+    const didCreate = await opts.admin.createTopics({
       waitForLeaders: true,
       topics: missing.map((topic) => ({
         topic,
@@ -58,12 +59,14 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
         replicationFactor: opts.replicationFactor,
       })),
     });
-    created = missing;
-    opts.logger.info({ topics: missing, partitions: opts.partitions }, 'created topics');
+    if (didCreate) {
+      created = missing;
+      opts.logger.info({ topics: missing, partitions: opts.partitions }, 'created topics');
+    }
   }
-  const present = opts.names.filter((n) => existing.has(n));
-  if (present.length > 0) {
-    const meta = await opts.admin.fetchTopicMetadata({ topics: present });
+  const others = opts.names.filter((n) => !created.includes(n));
+  if (others.length > 0) {
+    const meta = await opts.admin.fetchTopicMetadata({ topics: others });
     for (const t of meta.topics) {
       if (t.partitions.length !== opts.partitions) {
         opts.logger.warn(
