@@ -1,17 +1,12 @@
 import { createLogger, sha256Hex } from '@lattice/core';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
-import {
-  createDb,
-  createPostgresMemberTokenRepository,
-  createPostgresProductRepository,
-} from '@lattice/store';
+import { createDb, createPostgresMemberTokenRepository } from '@lattice/store';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { testConfig } from '../../../test/support/env.ts';
 import { createManagementApp } from './app.ts';
-import { managementCatalog } from './route-table.ts';
 import { startTestManagement, type TestManagement } from './test-harness.ts';
 
 const INVALID = {
@@ -123,10 +118,7 @@ describe('management API (real PostgreSQL, real server)', () => {
       const operationIds = Object.values(doc.paths).flatMap((item) =>
         Object.values(item).map((op) => op.operationId),
       );
-      const tools = buildToolCatalog(
-        managementCatalog({ products: createPostgresProductRepository(t.db) }),
-        loadSchemaRegistry(),
-      );
+      const tools = buildToolCatalog(t.routes, loadSchemaRegistry());
       expect(tools.map((tool) => tool.name).sort()).to.deep.equal([...operationIds].sort());
       expect(operationIds).to.include('organization_product_get');
     });

@@ -11,16 +11,26 @@ import {
   type SchemaRegistry,
 } from '@lattice/http';
 import {
+  createPostgresAreaKeyImporter,
+  createPostgresMailKeyRepository,
+  createPostgresPublicKeyRepository,
+  createPostgresRealtimeKeyRepository,
+} from '@lattice/keys';
+import {
   createPostgresMemberTokenRepository,
   createPostgresProductRepository,
   type Db,
 } from '@lattice/store';
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
+import { authorizeRoute } from './auth/access-policy.ts';
+import { createMailKeyResolver, createRealtimeKeyResolver } from './auth/area-key-resolver.ts';
 import { createBearerAuthenticator } from './auth/bearer-authenticator.ts';
 import type { CredentialResolver } from './auth/credential-resolver.ts';
 import { createMemberTokenResolver } from './auth/member-token-resolver.ts';
 import { httpMetricsMiddleware } from './metrics.ts';
+import { createRedisKeyChangeNotifier, type RedisPublisher } from './notify/key-change-notifier.redis.ts';
+import { silentKeyChangeNotifier } from './notify/key-change-notifier.ts';
 import { MANAGEMENT_API_INFO, managementCatalog, managementRoutes } from './route-table.ts';
 
 export interface ManagementDeps {
@@ -30,7 +40,13 @@ export interface ManagementDeps {
   registry: Registry;
   /** Defaults to the files in schemas/http. */
   schemas?: SchemaRegistry;
-  /** Extra credential kinds (area keys); member tokens are always accepted. */
+  /**
+   * Where public key changes are announced to the edges (keyChangesChannel under
+   * `config.redisKeyPrefix`). Optional: without it edges see changes on their periodic refresh.
+   * The caller owns the connection (and closes it after the server).
+   */
+  redis?: RedisPublisher;
+  /** Extra credential kinds; member tokens, mail keys and realtime keys are always accepted. */
   extraResolvers?: readonly CredentialResolver[];
   /** Check handler answers against their response schemas (tests). */
   validateResponses?: boolean;
@@ -50,13 +66,27 @@ export function createManagementApp(deps: ManagementDeps): Express {
 export function buildManagementApp(deps: ManagementDeps): ManagementApp {
   const schemas = deps.schemas ?? loadSchemaRegistry();
   const logger = deps.logger.child({ component: 'management' });
-  const catalog = managementCatalog({ products: createPostgresProductRepository(deps.db) });
+  const mailKeys = createPostgresMailKeyRepository(deps.db);
+  const realtimeKeys = createPostgresRealtimeKeyRepository(deps.db);
+  const keyChanges = deps.redis
+    ? createRedisKeyChangeNotifier({ redis: deps.redis, keyPrefix: deps.config.redisKeyPrefix, logger })
+    : silentKeyChangeNotifier;
+  const catalog = managementCatalog({
+    products: createPostgresProductRepository(deps.db),
+    publicKeys: createPostgresPublicKeyRepository(deps.db),
+    importer: createPostgresAreaKeyImporter(deps.db),
+    mailKeys,
+    realtimeKeys,
+    keyChanges,
+  });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;
 
   const authenticate = createBearerAuthenticator({
     resolvers: [
       createMemberTokenResolver({ tokens: createPostgresMemberTokenRepository(deps.db), logger }),
+      createMailKeyResolver({ keys: mailKeys }),
+      createRealtimeKeyResolver({ keys: realtimeKeys }),
       ...(deps.extraResolvers ?? []),
     ],
   });
@@ -78,6 +108,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
       schemas,
       logger,
       authenticators: { management: authenticate },
+      authorize: authorizeRoute,
       validateResponses: deps.validateResponses ?? false,
     }),
   );

@@ -1,8 +1,14 @@
 export type { ManagementApp, ManagementDeps } from './app.ts';
 export { buildManagementApp, createManagementApp } from './app.ts';
+export { authorizeRoute, KEY_MANAGERS, SENDING_ACCESS } from './auth/access-policy.ts';
+export { createMailKeyResolver, createRealtimeKeyResolver } from './auth/area-key-resolver.ts';
 export { createBearerAuthenticator, invalidToken, missingToken } from './auth/bearer-authenticator.ts';
 export type { CredentialResolver } from './auth/credential-resolver.ts';
 export { createMemberTokenResolver } from './auth/member-token-resolver.ts';
+export type { RedisPublisher } from './notify/key-change-notifier.redis.ts';
+export { createRedisKeyChangeNotifier } from './notify/key-change-notifier.redis.ts';
+export type { KeyChange, KeyChangeKind, KeyChangeNotifier } from './notify/key-change-notifier.ts';
+export { silentKeyChangeNotifier } from './notify/key-change-notifier.ts';
 export type { CatalogDeps } from './route-table.ts';
 export { MANAGEMENT_API_INFO, managementCatalog, managementRoutes } from './route-table.ts';
 export { principalOf } from './routes/principal.ts';

@@ -1,17 +1,28 @@
 // The management API's catalog: every product operation, by area. Operational routes are added
 // by the app. This list is what /openapi.json and the agent tools are generated from.
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
+import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
+import { mailKeyRoutes } from './routes/mail-key-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
+import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
+import { realtimeKeyRoutes } from './routes/realtime-key-routes.ts';
 import { systemRoutes } from './routes/system-routes.ts';
 
-export interface CatalogDeps {
+export interface CatalogDeps extends PublicKeyRouteDeps {
   products: ProductRepository;
+  mailKeys: MailKeyRepository;
+  realtimeKeys: RealtimeKeyRepository;
 }
 
 export function managementCatalog(deps: CatalogDeps): RouteDef[] {
-  return [...organizationRoutes(deps)];
+  return [
+    ...organizationRoutes(deps),
+    ...publicKeyRoutes(deps),
+    ...mailKeyRoutes(deps),
+    ...realtimeKeyRoutes(deps),
+  ];
 }
 
 /** Everything the management router serves: operational routes plus the catalog. */

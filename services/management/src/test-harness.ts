@@ -1,26 +1,55 @@
-// Integration-test setup shared by this service's *.int.test.ts files: a migrated test
-// database, a real listening management server, and products made through bootstrap.
-import { createLogger, type Logger } from '@lattice/core';
+// Integration-test setup shared by this service's *.int.test.ts files (and the management
+// integration tests under test/integration): a migrated test database, a real Redis with a key
+// prefix of its own, a real listening management server, and products made through bootstrap.
+import { createLogger, type ErrorBody, type LatticeConfig, type Logger } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
-import { type BootstrapResult, bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { closeRedis, createRedis } from '@lattice/redis';
+import {
+  type BootstrapResult,
+  bootstrapProduct,
+  createDb,
+  createPostgresMemberRepository,
+  createPostgresMemberTokenRepository,
+  type Db,
+  issueMemberToken,
+  type MemberRole,
+  migrateLatest,
+} from '@lattice/store';
 import { Registry } from 'prom-client';
 import { testConfig, uniqueName } from '../../../test/support/env.ts';
 import { buildManagementApp, type ManagementDeps } from './app.ts';
 import { type RunningManagement, startManagement } from './server.ts';
 
 export interface TestManagement {
+  config: LatticeConfig;
   db: Db;
+  /** The connection management publishes key changes on. */
+  redis: ReturnType<typeof createRedis>;
   server: RunningManagement;
   routes: RouteDef[];
   openApi: OpenApiDocument;
   registry: Registry;
   logLines: string[];
-  newProduct(label?: string): Promise<BootstrapResult & { name: string }>;
+  newProduct(label?: string, opts?: { verifiedDomain?: string }): Promise<BootstrapResult & { name: string }>;
+  /** A further member of the product, and a token of theirs. */
+  newMember(productId: string, role: MemberRole): Promise<{ memberId: string; token: string }>;
+  /** One JSON request; `json` is the parsed body, typed as the caller expects it (check status first). */
+  call<T = ErrorBody>(method: string, path: string, token?: string, body?: unknown): Promise<ApiAnswer<T>>;
   close(): Promise<void>;
 }
 
-export async function startTestManagement(): Promise<TestManagement> {
-  const config = testConfig({ managementPort: 0 });
+export interface ApiAnswer<T> {
+  status: number;
+  json: T;
+  text: string;
+}
+
+export async function startTestManagement(opts: { redisUrl?: string } = {}): Promise<TestManagement> {
+  const config = testConfig({
+    managementPort: 0,
+    redisKeyPrefix: `${uniqueName('mgmt')}:`,
+    ...(opts.redisUrl ? { redisUrl: opts.redisUrl } : {}),
+  });
   const logLines: string[] = [];
   const logger: Logger = createLogger({
     name: 'management-test',
@@ -29,23 +58,48 @@ export async function startTestManagement(): Promise<TestManagement> {
   });
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
   await migrateLatest(db, logger);
+  const redis = createRedis({ url: config.redisUrl, logger, name: 'management-test' });
   const registry = new Registry();
-  const deps: ManagementDeps = { config, db, logger, registry, validateResponses: true };
+  const deps: ManagementDeps = { config, db, logger, registry, redis, validateResponses: true };
   const { routes, openApi } = buildManagementApp(deps);
   const server = await startManagement(deps);
   return {
+    config,
     db,
+    redis,
     server,
     routes,
     openApi,
     registry,
     logLines,
-    async newProduct(label = 'mgmt') {
+    async newProduct(label = 'mgmt', opts = {}) {
       const name = uniqueName(label);
-      return { name, ...(await bootstrapProduct(db, { name })) };
+      return { name, ...(await bootstrapProduct(db, { name, ...opts })) };
+    },
+    async newMember(productId, role) {
+      const member = await createPostgresMemberRepository(db).create({ productId, name: role, role });
+      const { token } = await issueMemberToken(createPostgresMemberTokenRepository(db), {
+        productId,
+        memberId: member.id,
+        name: `${role} token`,
+      });
+      return { memberId: member.id, token };
+    },
+    async call<T>(method: string, path: string, token?: string, body?: unknown): Promise<ApiAnswer<T>> {
+      const headers: Record<string, string> = {};
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, text, json: (text === '' ? undefined : JSON.parse(text)) as T };
     },
     async close() {
       await server.close();
+      await closeRedis(redis);
       await db.destroy();
     },
   };

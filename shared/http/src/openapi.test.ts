@@ -62,6 +62,19 @@ describe('buildOpenApi', () => {
     expect((doc.paths['/boom']!.get as Record<string, unknown>).security).to.deep.equal([]);
   });
 
+  it('declares 403 and the required roles on operations restricted to some roles', () => {
+    const routes = fixtureRoutes().map((r) =>
+      r.operationId === 'things_create' ? { ...r, access: { roles: ['owner', 'admin'] as const } } : r,
+    );
+    const doc = buildOpenApi(routes, INFO, fixtureRegistry());
+    const post = doc.paths['/things']!.post as Record<string, unknown>;
+    expect(post['x-required-roles']).to.deep.equal(['owner', 'admin']);
+    expect(post.responses).to.have.property('403');
+    const get = doc.paths['/things/{id}']!.get as Record<string, unknown>;
+    expect(get).to.not.have.property('x-required-roles');
+    expect(get.responses).to.not.have.property('403');
+  });
+
   it('publishes only the schemas the catalog reaches, with refs rewritten', () => {
     const doc = buildOpenApi(fixtureRoutes(), INFO, fixtureRegistry());
     const schemas = doc.components.schemas as Record<string, Record<string, unknown>>;

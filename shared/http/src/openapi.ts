@@ -50,7 +50,13 @@ const STANDARD_RESPONSES: Record<string, { status: number; description: string }
   },
   Unauthorized: {
     status: 401,
-    description: 'No credential (`missing_token`) or not a valid one (`invalid_token`).',
+    description:
+      'No credential (`missing_token`), not a valid one (`invalid_token`), or an area key used ' +
+      'beyond what it reaches (`restricted_api_key`).',
+  },
+  Forbidden: {
+    status: 403,
+    description: 'The member’s role may not use this operation (`forbidden`).',
   },
   PayloadTooLarge: {
     status: 413,
@@ -190,6 +196,7 @@ function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchem
   };
   standard('BadRequest');
   if (route.auth !== 'none') standard('Unauthorized');
+  if (route.access?.roles) standard('Forbidden');
   if (route.request?.body) {
     standard('PayloadTooLarge');
     standard('UnsupportedMediaType');
@@ -203,6 +210,7 @@ function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchem
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.area],
+    ...(route.access?.roles ? { 'x-required-roles': [...route.access.roles] } : {}),
     security:
       route.auth === 'none' ? [] : Object.keys(SECURITY_SCHEMES[route.auth]).map((s) => ({ [s]: [] })),
     ...(parameters.length > 0 ? { parameters } : {}),

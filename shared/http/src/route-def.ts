@@ -21,7 +21,27 @@ export interface Principal {
   credentialId: string;
   /** Set for member tokens; null for keys that belong to the product rather than a person. */
   memberId: string | null;
-  role: 'owner' | 'admin' | 'member' | null;
+  role: MemberRole | null;
+  /** Area keys only: the one area the key reaches (`mail`, `realtime`). Absent: every area. */
+  area?: string;
+  /**
+   * Area keys only: a narrowed scope (the mail key's `sending_access`). Such a key reaches only
+   * routes whose `access.keyScopes` list it. Absent: every route of the key's area.
+   */
+  keyScope?: string;
+}
+
+export type MemberRole = 'owner' | 'admin' | 'member';
+
+/**
+ * Who may call an operation, beyond holding a valid credential of the product. Declared on the
+ * route, enforced by the service's `authorize` hook (see RouterDeps) before the body is read.
+ */
+export interface RouteAccess {
+  /** Member roles allowed; another member gets 403. Omitted: every member. */
+  roles?: readonly MemberRole[];
+  /** Narrowed area key scopes (Principal.keyScope) that reach this route too. */
+  keyScopes?: readonly string[];
 }
 
 /** Resolves the caller from request headers or throws an ApiError (401/403). */
@@ -67,6 +87,8 @@ export interface RouteDef {
   /** Product area (`organization`, `mail`, `realtime`, …); becomes the OpenAPI tag. */
   area: string;
   auth: AuthKind;
+  /** Omitted: every credential that reaches the route's area. */
+  access?: RouteAccess;
   /** `$id`s of the JSON Schemas in schemas/http for each part of the request. */
   request?: { params?: string; query?: string; body?: string };
   bodyLimitBytes?: number;

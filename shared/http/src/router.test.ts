@@ -1,4 +1,4 @@
-import { createLogger, type ErrorBody } from '@lattice/core';
+import { ApiError, createLogger, type ErrorBody } from '@lattice/core';
 import { expect } from 'chai';
 import express from 'express';
 import { buildRouter } from './router.ts';
@@ -234,5 +234,44 @@ describe('buildRouter route-table checks', () => {
     expect(() => build([{ ...routes[0]!, path: '/things/{id}' }])).to.throw(/neither a literal nor :name/);
     expect(() => build([{ ...routes[0]!, operationId: 'Bad Name' }])).to.throw(/operationId must match/);
     expect(() => build(routes, {} as never)).to.throw(/needs a "management" authenticator/);
+  });
+});
+
+describe('buildRouter authorize hook', () => {
+  let server: Listening;
+  const seen: string[] = [];
+
+  before(async () => {
+    const app = express();
+    const routes = fixtureRoutes().map((r) =>
+      r.operationId === 'things_create' ? { ...r, access: { roles: ['admin'] as const } } : r,
+    );
+    app.use(
+      buildRouter(routes, {
+        schemas: fixtureRegistry(),
+        logger: createLogger({ name: 'test', level: 'silent' }),
+        authenticators: { management: stubAuthenticator },
+        authorize(principal, route) {
+          seen.push(`${principal.productId} ${route.operationId}`);
+          if (route.access?.roles && !route.access.roles.includes(principal.role!)) {
+            throw new ApiError(403, 'forbidden', 'authorization', 'no');
+          }
+        },
+      }),
+    );
+    server = await listen(app);
+  });
+  after(() => server.close());
+
+  it('runs after authentication with the route, and refuses before the body is read', async () => {
+    expect((await call(server, 'GET', '/things/abc', { headers: AUTH })).status).to.equal(200);
+    // Malformed JSON would be a 400 if the body were read: the refusal comes first.
+    const r = await call(server, 'POST', '/things', { headers: JSON_AUTH, body: '{"name": ' });
+    expect(r.status).to.equal(403);
+    expect(errorOf(r.json).code).to.equal('forbidden');
+    expect(seen).to.deep.equal(['p1 things_get', 'p1 things_create']);
+    // Unauthenticated callers never reach the hook.
+    expect((await call(server, 'POST', '/things')).status).to.equal(401);
+    expect(seen).to.have.length(2);
   });
 });

@@ -17,6 +17,11 @@ export interface RouterDeps {
   logger: Logger;
   /** One authenticator per auth kind the routes use; a missing one fails the build, not a request. */
   authenticators: Partial<Record<Exclude<AuthKind, 'none'>, Authenticator>>;
+  /**
+   * Decides whether an authenticated caller may use the route (throws an ApiError when not).
+   * Runs before the body is read, so a refused caller never makes us parse one.
+   */
+  authorize?: (principal: Principal, route: RouteDef) => void;
   /** Check every handler answer against its declared response schema (tests; 500 on mismatch). */
   validateResponses?: boolean;
 }
@@ -39,7 +44,7 @@ export function buildRouter(routes: readonly RouteDef[], deps: RouterDeps): Rout
     const method = route.method.toLowerCase() as Lowercase<RouteDef['method']>;
     router[method](
       route.path,
-      start(route, authenticator),
+      start(route, authenticator, deps.authorize),
       bodyMiddleware(route),
       invoke(route, validators.get(route)!, deps),
     );
@@ -49,10 +54,16 @@ export function buildRouter(routes: readonly RouteDef[], deps: RouterDeps): Rout
   return router;
 }
 
-function start(route: RouteDef, authenticator: Authenticator | undefined): RequestHandler {
+function start(
+  route: RouteDef,
+  authenticator: Authenticator | undefined,
+  authorize: RouterDeps['authorize'],
+): RequestHandler {
   return async (req, res, next) => {
     res.locals.operationId = route.operationId;
-    res.locals.principal = authenticator ? await authenticator(req) : null;
+    const principal = authenticator ? await authenticator(req) : null;
+    if (principal && authorize) authorize(principal, route);
+    res.locals.principal = principal;
     next();
   };
 }

@@ -20,7 +20,12 @@ export function buildToolCatalog(routes: readonly RouteDef[], schemas: SchemaReg
   checkRouteTable(catalog, schemas);
   return catalog.map((route) => ({
     name: route.operationId,
-    description: [route.summary, route.description, `(${route.method} ${toOpenApiPath(route.path)})`]
+    description: [
+      route.summary,
+      route.description,
+      route.access?.roles ? `Only a member with role ${route.access.roles.join(' or ')} may call it.` : '',
+      `(${route.method} ${toOpenApiPath(route.path)})`,
+    ]
       .filter(Boolean)
       .join('\n\n'),
     inputSchema: inputSchemaOf(route, schemas),

@@ -1,10 +1,12 @@
 import { type Environment, isUuid, newId } from '@lattice/core';
 import type { DbExecutor } from '@lattice/store';
 import type { SnapshotKey } from './key-check.ts';
+import { applyKeyPage } from './key-page.ts';
 import type { NewPublicKey, PublicKeyRecord, PublicKeyRepository } from './public-key-repository.ts';
 import type { PublicKeyScope } from './scope.ts';
 
-interface Row {
+/** A public_keys row as PUBLIC_KEY_COLUMNS selects it (shared with the importer). */
+export interface PublicKeyRow {
   id: string;
   product_id: string;
   environment: Environment;
@@ -20,7 +22,7 @@ interface Row {
   source_key_id: string | null;
 }
 
-const COLUMNS = [
+export const PUBLIC_KEY_COLUMNS = [
   'id',
   'product_id',
   'environment',
@@ -36,7 +38,7 @@ const COLUMNS = [
   'source_key_id',
 ];
 
-function toRecord(r: Row): PublicKeyRecord {
+export function toPublicKeyRecord(r: PublicKeyRow): PublicKeyRecord {
   return {
     id: r.id,
     productId: r.product_id,
@@ -55,7 +57,7 @@ function toRecord(r: Row): PublicKeyRecord {
 }
 
 export function createPostgresPublicKeyRepository(db: DbExecutor): PublicKeyRepository {
-  // Untyped table access: rows are mapped through toRecord, where their shape is stated once.
+  // Untyped table access: rows are mapped through toPublicKeyRecord, where their shape is stated once.
   const table = () => db('public_keys');
   return {
     async create(key: NewPublicKey) {
@@ -75,43 +77,38 @@ export function createPostgresPublicKeyRepository(db: DbExecutor): PublicKeyRepo
           imported_from: key.importedFrom ?? null,
           source_key_id: key.sourceKeyId ?? null,
         })
-        .returning(COLUMNS);
-      return toRecord(row as Row);
+        .returning(PUBLIC_KEY_COLUMNS);
+      return toPublicKeyRecord(row as PublicKeyRow);
     },
-    async list(productId, environment) {
+    async list(productId, environment, page) {
       if (!isUuid(productId)) return [];
-      const q = table()
-        .select(COLUMNS)
-        .where({ product_id: productId })
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ]);
+      const q = table().select(PUBLIC_KEY_COLUMNS).where({ product_id: productId });
       if (environment) q.andWhere({ environment });
-      return ((await q) as unknown as Row[]).map(toRecord);
+      if (!applyKeyPage(q, 'public_keys', productId, page)) return [];
+      return ((await q) as unknown as PublicKeyRow[]).map(toPublicKeyRecord);
     },
     async get(productId, id) {
       if (!isUuid(productId) || !isUuid(id)) return undefined;
-      const row = (await table().select(COLUMNS).where({ product_id: productId, id }).first()) as
-        | Row
+      const row = (await table().select(PUBLIC_KEY_COLUMNS).where({ product_id: productId, id }).first()) as
+        | PublicKeyRow
         | undefined;
-      return row ? toRecord(row) : undefined;
+      return row ? toPublicKeyRecord(row) : undefined;
     },
     async updateScope(productId, id, scope) {
       if (!isUuid(productId) || !isUuid(id)) return undefined;
       const [row] = await table()
         .where({ product_id: productId, id, status: 'active' })
         .update({ scope: JSON.stringify(scope), updated_at: db.fn.now() })
-        .returning(COLUMNS);
-      return row ? toRecord(row as Row) : undefined;
+        .returning(PUBLIC_KEY_COLUMNS);
+      return row ? toPublicKeyRecord(row as PublicKeyRow) : undefined;
     },
     async revoke(productId, id) {
       if (!isUuid(productId) || !isUuid(id)) return undefined;
       const [row] = await table()
         .where({ product_id: productId, id, status: 'active' })
         .update({ status: 'revoked', revoked_at: db.fn.now(), updated_at: db.fn.now() })
-        .returning(COLUMNS);
-      return row ? toRecord(row as Row) : undefined;
+        .returning(PUBLIC_KEY_COLUMNS);
+      return row ? toPublicKeyRecord(row as PublicKeyRow) : undefined;
     },
     async snapshotKeys(environment, revokedAfter): Promise<SnapshotKey[]> {
       const rows = (await db('public_keys')

@@ -1,5 +1,6 @@
 import type { Environment } from '@lattice/core';
 import type { SnapshotKey } from './key-check.ts';
+import type { KeyPage } from './key-page.ts';
 import type { PublicKeyScope } from './scope.ts';
 
 export type PublicKeyStatus = 'active' | 'revoked';
@@ -40,8 +41,8 @@ export interface NewPublicKey {
 
 export interface PublicKeyRepository {
   create(key: NewPublicKey): Promise<PublicKeyRecord>;
-  /** Newest first. */
-  list(productId: string, environment?: Environment): Promise<PublicKeyRecord[]>;
+  /** Newest first; every key, or one page of them. */
+  list(productId: string, environment?: Environment, page?: KeyPage): Promise<PublicKeyRecord[]>;
   get(productId: string, id: string): Promise<PublicKeyRecord | undefined>;
   /** Only an active key's scope changes; undefined when no active key has that id. */
   updateScope(productId: string, id: string, scope: PublicKeyScope): Promise<PublicKeyRecord | undefined>;
