@@ -9,8 +9,12 @@ export {
   NAMESPACE_NAME_MAX,
   namespaceOf,
 } from './names.ts';
+export { createPostgresNamespaceRepository } from './namespace-repository.postgres.ts';
+export type { NamespaceRecord, NamespaceRepository } from './namespace-repository.ts';
 export type { RealtimeClaims, SigningKey, TokenRejection } from './realtime-token.ts';
 export { signRealtimeToken, verifyRealtimeToken } from './realtime-token.ts';
+export type { SigningKeyStore } from './signing-key-store.ts';
+export { createPostgresSigningKeyStore } from './signing-key-store.ts';
 export type { ChannelGrant, NamespacePolicy, TokenOp, TokenRequest } from './token-request.ts';
 export {
   CHANNELS_MAX,
