@@ -18,6 +18,7 @@ import {
 } from '@lattice/kafka';
 import type { Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
+import { type PeriodicJob, startPeriodicJobs } from './periodic-jobs.ts';
 
 export interface ActorKindRegistration<C> {
   /** Topic name without prefix, from TOPIC_CATALOG. */
@@ -33,6 +34,8 @@ export interface ActorsRoleOptions {
   registry: Registry;
   // biome-ignore lint/suspicious/noExplicitAny: registrations of different command types live in one list
   kinds: ActorKindRegistration<any>[];
+  /** Maintenance run beside the hosts (e.g. `realtimeJobs(...)`); none by default. */
+  jobs?: PeriodicJob[];
 }
 
 export interface ActorsRole {
@@ -89,9 +92,11 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
     await host.start();
     hosts.push(host);
   }
+  const jobs = startPeriodicJobs(opts.jobs ?? [], { producer, topicPrefix: config.kafkaTopicPrefix }, logger);
   logger.info({ kinds: opts.kinds.map((k) => k.kind.name) }, 'actors role started');
   return {
     async stop() {
+      await jobs.stop();
       await Promise.all(hosts.map((h) => h.stop()));
       await producer.disconnect();
     },

@@ -1,2 +1,6 @@
 export type { ActorKindRegistration, ActorsRole, ActorsRoleOptions } from './actors-role.ts';
 export { catalogTopicNames, createCatalogTopics, startActorsRole } from './actors-role.ts';
+export type { ChannelActorRegistrationDeps, RealtimeJobsDeps } from './channel-actors.ts';
+export { channelActorRegistration, channelCommandCodec, realtimeJobs } from './channel-actors.ts';
+export type { PeriodicJob, PeriodicJobContext, RunningJobs } from './periodic-jobs.ts';
+export { startPeriodicJobs } from './periodic-jobs.ts';

@@ -18,7 +18,7 @@ export const TOPIC_CATALOG = {
   channelCommands: {
     name: 'realtime.channel-commands',
     schema: 'channel-command',
-    keyedBy: 'product_id:channel',
+    keyedBy: 'product_id:environment:channel',
   },
   mailOutbound: { name: 'mail.outbound', schema: 'mail-outbound', keyedBy: 'email_id' },
   mailEvents: { name: 'mail.events', schema: 'mail-event', keyedBy: 'email_id' },

@@ -1,3 +1,78 @@
+// Channel actors: commands, the pure logic, durable state, the actor kind.
+export type { ChannelActorDeps, CreateChannelActorKindOptions } from './channel/channel-actor.ts';
+export {
+  CHANNEL_ACTOR_KIND,
+  channelActorKind,
+  createChannelActorKind,
+  randomEpoch,
+} from './channel/channel-actor.ts';
+export type {
+  ChannelCommand,
+  ChannelCommandBody,
+  ChannelCommandRecord,
+  ChannelPayload,
+  PayloadRefRecord,
+  PresenceCommandInput,
+  PresenceEnterBody,
+  PresenceLeaveBody,
+  PresenceUpdateBody,
+  PublishBody,
+  PublishCommandInput,
+} from './channel/channel-command.ts';
+export {
+  channelIdOf,
+  PRESENCE_EXPIRED_REASON,
+  presenceCommandRecord,
+  publishCommandRecord,
+  toChannelCommand,
+} from './channel/channel-command.ts';
+export type { ChannelEntry, HistoryEntryJson } from './channel/channel-entry.ts';
+export { historyEntryJson } from './channel/channel-entry.ts';
+export type { ChannelId } from './channel/channel-id.ts';
+export { channelCommandKey, parseChannelCommandKey, sameChannel } from './channel/channel-id.ts';
+export type { ChannelEffect, DecideContext, Decision } from './channel/channel-logic.ts';
+export { decideChannel } from './channel/channel-logic.ts';
+export type { ChannelState, PresenceConnection } from './channel/channel-state.ts';
+export { newChannelState, RECENT_MESSAGE_IDS_MAX } from './channel/channel-state.ts';
+export { createPostgresChannelStore } from './channel/channel-store.postgres.ts';
+export type { ChannelCommit, ChannelStore, StoredChannel } from './channel/channel-store.ts';
+export { ChannelFencedError } from './channel/channel-store.ts';
+export type { NamespacePolicyCacheOptions, NamespacePolicyLookup } from './channel/policy-cache.ts';
+export { createNamespacePolicyCache, POLICY_CACHE_TTL_MS } from './channel/policy-cache.ts';
+export type { RedisFanOutOptions } from './fanout/fanout.redis.ts';
+export { createRedisFanOut } from './fanout/fanout.redis.ts';
+// Fan-out: Redis pub/sub channels and the JSON subscribers receive.
+export type {
+  FanOut,
+  FanOutMessage,
+  PresenceAction,
+  PresenceErrorCode,
+  PresenceResult,
+} from './fanout/fanout.ts';
+export {
+  encodeFanOutMessage,
+  encodePresenceResult,
+  fanOutChannel,
+  presenceResultChannel,
+} from './fanout/fanout.ts';
+// History: reads for the HTTP layer, and the retention purge.
+export type { HistoryPurge, HistoryPurgeOptions, HistoryPurgeRun } from './history/history-purge.ts';
+export { createHistoryPurge, retentionMs } from './history/history-purge.ts';
+export type {
+  HistoryAnswer,
+  HistoryCursor,
+  HistoryReader,
+  HistoryReadInput,
+  HistoryReadResult,
+  HistoryWindow,
+} from './history/history-reader.ts';
+export {
+  createHistoryReader,
+  cursorRecovered,
+  EMPTY_CHANNEL_EPOCH,
+  HISTORY_LAST_N_MAX,
+  HISTORY_READ_MAX_ENTRIES,
+} from './history/history-reader.ts';
 export {
   CHANNEL_NAME_MAX,
   CHANNEL_NAME_MIN,
@@ -11,6 +86,42 @@ export {
 } from './names.ts';
 export { createPostgresNamespaceRepository } from './namespace-repository.postgres.ts';
 export type { NamespaceRecord, NamespaceRepository } from './namespace-repository.ts';
+// Payload storage for data over the inline cap.
+export type { PayloadStoreRegistryOptions } from './payload/payload-registry.ts';
+export { createPayloadStoreRegistry } from './payload/payload-registry.ts';
+export type { FilesystemPayloadStoreOptions } from './payload/payload-store.fs.ts';
+export { createFilesystemPayloadStore } from './payload/payload-store.fs.ts';
+export type { S3PayloadStoreOptions } from './payload/payload-store.s3.ts';
+export { createS3PayloadStore, PayloadStoreError } from './payload/payload-store.s3.ts';
+export type {
+  PayloadRef,
+  PayloadStore,
+  PayloadStoreRegistry,
+  StoredPayload,
+} from './payload/payload-store.ts';
+export { INLINE_PAYLOAD_MAX_BYTES } from './payload/payload-store.ts';
+export type { SigV4Credentials } from './payload/sigv4.ts';
+// Presence: bounds, reads, and the sweep of expired entries.
+export type {
+  PresenceReader,
+  PresenceReadInput,
+  PresenceRefusal,
+  PresenceRosterResult,
+  PresenceStatsResult,
+} from './presence/presence-reader.ts';
+export { createPresenceReader } from './presence/presence-reader.ts';
+export type { PresenceMember } from './presence/presence-rules.ts';
+export {
+  PRESENCE_INFO_MAX_BYTES,
+  PRESENCE_MAX_MEMBERS,
+  PRESENCE_TTL_DEFAULT_SECONDS,
+  PRESENCE_TTL_MAX_SECONDS,
+  PRESENCE_TTL_MIN_SECONDS,
+  presenceInfoProblem,
+  presenceTtlProblem,
+} from './presence/presence-rules.ts';
+export type { PresenceSweep, PresenceSweepOptions } from './presence/presence-sweep.ts';
+export { createPresenceSweep } from './presence/presence-sweep.ts';
 export type { RealtimeClaims, SigningKey, TokenRejection } from './realtime-token.ts';
 export { signRealtimeToken, verifyRealtimeToken } from './realtime-token.ts';
 export type { SigningKeyStore } from './signing-key-store.ts';

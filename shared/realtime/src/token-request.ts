@@ -57,11 +57,13 @@ export function parseTokenRequest(body: unknown): { request: TokenRequest } | { 
   else if (b.channels.length < 1 || b.channels.length > CHANNELS_MAX) {
     fields.push({ path: 'body.channels', message: `must have 1 to ${CHANNELS_MAX} entries` });
   } else {
-    b.channels.forEach((raw: unknown, i: number) => {
+    for (const [i, raw] of (b.channels as unknown[]).entries()) {
       const at = `body.channels[${i}]`;
       const c = raw as Record<string, unknown> | null;
-      if (!c || typeof c !== 'object' || Array.isArray(c))
-        return void fields.push({ path: at, message: 'must be an object' });
+      if (!c || typeof c !== 'object' || Array.isArray(c)) {
+        fields.push({ path: at, message: 'must be an object' });
+        continue;
+      }
       const extra = Object.keys(c).filter((k) => k !== 'name' && k !== 'ops');
       for (const k of extra) fields.push({ path: `${at}.${k}`, message: 'is not a known field' });
       if (typeof c.name !== 'string')
@@ -82,7 +84,7 @@ export function parseTokenRequest(body: unknown): { request: TokenRequest } | { 
       } else if (typeof c.name === 'string') {
         channels.push({ name: c.name, ops: ops as TokenOp[] });
       }
-    });
+    }
   }
 
   let ttlSeconds = TTL_DEFAULT_SECONDS;
