@@ -41,18 +41,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `lattice start`, resolves with its output once the banner is printed. */
+/** Starts `lattice start [args]`, resolves with its output once `ready` is printed. */
 async function startPlatform(
   env: Record<string, string>,
+  args: string[] = [],
+  ready = 'Ctrl-C stops Lattice.',
 ): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = lattice(['start'], env);
+  const child = lattice(['start', ...args], env);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`lattice start did not come up:\n${out}`)), 90_000);
     const check = () => {
-      if (out.includes('Ctrl-C stops Lattice.')) {
+      if (out.includes(ready)) {
         clearTimeout(timer);
         resolve();
       }
@@ -117,6 +119,20 @@ describe('lattice command', function () {
       expect(role.code).to.equal(2);
       expect(role.stderr).to.match(/unknown role "nonsense"/);
     });
+
+    it('refuses an edge without one environment, and --env on other roles', async () => {
+      for (const args of [
+        ['start', 'edge'],
+        ['start', 'edge', '--env', 'staging'],
+      ]) {
+        const r = await run(args);
+        expect(r.code, args.join(' ')).to.equal(2);
+        expect(r.stderr).to.match(/--env production\|development/);
+      }
+      const misplaced = await run(['start', 'management', '--env', 'production']);
+      expect(misplaced.code).to.equal(2);
+      expect(misplaced.stderr).to.match(/--env applies to the edge role only/);
+    });
   });
 
   describe('start', () => {
@@ -136,8 +152,13 @@ describe('lattice command', function () {
 
     it('brings up every role, prints the demo product, serves it, and reuses it on the next start', async () => {
       const port = await freePort();
+      const edgePort = await freePort();
+      const devEdgePort = await freePort();
       const env = {
         MANAGEMENT_PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${edgePort}`,
+        PUBLIC_DEV_URL: `http://127.0.0.1:${devEdgePort}`,
+        REDIS_KEY_PREFIX: `${uniqueName('cli')}:`,
         LATTICE_DATA_DIR: mkdtempSync(join(tmpdir(), 'lattice-data-')),
         KAFKA_TOPIC_PREFIX: prefix,
       };
@@ -158,6 +179,48 @@ describe('lattice command', function () {
       expect((await fetch(`${api}/openapi.json`)).status).to.equal(200);
       expect((await fetch(`${api}/healthz`)).status).to.equal(200);
 
+      // Both public edges answer: a keyed route without a key is refused by the key check.
+      for (const [label, edgeUrl] of [
+        ['public edge', env.PUBLIC_URL],
+        ['public dev edge', env.PUBLIC_DEV_URL],
+      ] as const) {
+        expect(banner).to.match(new RegExp(`${label}\\s+${edgeUrl}`));
+        const refused = await fetch(`${edgeUrl}/${productId}/realtime/messages`, { method: 'POST' });
+        expect(refused.status, label).to.equal(401);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).to.equal(
+          'public_key_required',
+        );
+        expect(refused.headers.get('ratelimit-policy')).to.equal('"per-ip";q=100;w=60');
+      }
+
+      // A key made through the management API opens the edge of its environment within moments
+      // (the change notification, not the 30 s period), and nothing on the other one.
+      const created = await fetch(`${api}/organization/public-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'cli test', scope: { kind: 'toolkit', toolkit: 'realtime' } }),
+      });
+      expect(created.status).to.equal(201);
+      const { key } = (await created.json()) as { key: string };
+      const keyed = () =>
+        fetch(`${env.PUBLIC_URL}/${productId}/realtime/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+        });
+      const deadline = Date.now() + 5_000;
+      let passed = await keyed();
+      while (passed.status === 401 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        passed = await keyed();
+      }
+      // Past the key check: no toolkit serves the route yet.
+      expect(passed.status).to.equal(501);
+      const otherEnvironment = await fetch(`${env.PUBLIC_DEV_URL}/${productId}/realtime/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(otherEnvironment.status).to.equal(401);
+
       const kafka = createKafka({
         brokers: config.kafkaBrokers,
         clientId: 'cli-test',
@@ -176,6 +239,23 @@ describe('lattice command', function () {
       expect(second.output()).to.include(`product_id       ${productId}`);
       expect(second.output()).to.not.include('created now');
       expect(await stopPlatform(second.child)).to.equal(0);
+    });
+
+    it('runs one edge alone with `start edge --env development`', async () => {
+      const edgePort = await freePort();
+      const edgeUrl = `http://127.0.0.1:${edgePort}`;
+      const alone = await startPlatform(
+        { PUBLIC_DEV_URL: edgeUrl, REDIS_KEY_PREFIX: `${uniqueName('cli')}:` },
+        ['edge', '--env', 'development'],
+        'edge-development role running',
+      );
+      expect(alone.output()).to.include(`edge-development role running at ${edgeUrl}`);
+      const refused = await fetch(`${edgeUrl}/00000000-0000-4000-8000-000000000000/mail/emails`, {
+        method: 'POST',
+      });
+      expect(refused.status).to.equal(401);
+      expect((await fetch(`${edgeUrl}/healthz`)).status).to.equal(200);
+      expect(await stopPlatform(alone.child)).to.equal(0);
     });
   });
 });

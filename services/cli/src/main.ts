@@ -9,7 +9,8 @@ import { runTopics } from './commands/topics.ts';
 
 const USAGE = `lattice <command>
 
-  start [ROLE]                       start every role (infra included), or one of: ${ROLES.join(', ')}
+  start [ROLE] [--env ENV]           start every role (infra included), or one of: ${ROLES.join(', ')}
+                                     (the edge runs one environment: --env production|development)
   bootstrap --product NAME [--verified-domain DOMAIN]
                                      create a product, its owner and an owner token; prints JSON
   migrate                            apply database migrations
@@ -25,6 +26,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       product: { type: 'string' },
       'verified-domain': { type: 'string' },
+      env: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -38,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx = { config, logger };
   switch (command) {
     case 'start':
-      return runStart(ctx, rest[0]);
+      return runStart(ctx, rest[0], { env: values.env });
     case 'bootstrap':
       return runBootstrap(ctx, { product: values.product, verifiedDomain: values['verified-domain'] });
     case 'migrate':

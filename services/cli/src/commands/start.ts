@@ -1,33 +1,71 @@
-// `lattice start`: infra, migrations, topics, every role in one process, and a demo product,
-// then the URLs. `lattice start ROLE` runs one role alone against already running infra.
+// `lattice start`: infra, migrations, topics, every role in one process (both edges
+// included), and a demo product, then the URLs. `lattice start ROLE` runs one role alone
+// against already running infra; the edge runs one environment: `lattice start edge --env
+// production`.
 
 import { createCatalogTopics, startActorsRole } from '@lattice/actors';
+import { ENVIRONMENTS, type Environment } from '@lattice/core';
+import { startEdge } from '@lattice/edge';
 import { ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import { startManagement } from '@lattice/management';
+import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
+import type { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { CommandContext } from '../context.ts';
 import { ensureDemoProduct } from '../demo-product.ts';
 import { startMetricsServer } from '../metrics-server.ts';
 
-export const ROLES = ['management', 'actors'] as const;
+export const ROLES = ['management', 'edge', 'actors'] as const;
 type Role = (typeof ROLES)[number];
 
 interface Running {
   name: string;
+  /** Where the role answers, for the banner. */
+  url?: string;
   stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** `--env`: the edge's environment when the edge runs alone. */
+  env?: string | undefined;
 }
 
 function step(message: string): void {
   process.stdout.write(`lattice: ${message}\n`);
 }
 
-async function startRole(ctx: CommandContext, role: Role, db: Db, registry: Registry): Promise<Running> {
+interface Shared {
+  db: Db;
+  registry: Registry;
+  /** Commands connection (limits, announcements); opened on first use, closed after every role stopped. */
+  redis(): Redis;
+}
+
+async function startEdges(ctx: CommandContext, environments: readonly Environment[], shared: Shared) {
+  const running: Running[] = [];
+  for (const environment of environments) {
+    const edge = await startEdge({
+      config: ctx.config,
+      environment,
+      db: shared.db,
+      redis: shared.redis(),
+      logger: ctx.logger,
+      registry: shared.registry,
+    });
+    running.push({ name: `edge-${environment}`, url: edge.url, stop: () => edge.close() });
+  }
+  return running;
+}
+
+async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, shared: Shared): Promise<Running> {
+  const { db, registry } = shared;
   const { config, logger } = ctx;
   if (role === 'management') {
-    const management = await startManagement({ config, db, logger, registry });
-    return { name: 'management', stop: () => management.close() };
+    // With Redis, key changes are announced so the edges reload early instead of next period.
+    const management = await startManagement({ config, db, logger, registry, redis: shared.redis() });
+    return { name: 'management', url: management.url, stop: () => management.close() };
   }
   const kafka = createKafka({
     brokers: config.kafkaBrokers,
@@ -44,10 +82,29 @@ async function startRoleMetrics(ctx: CommandContext, registry: Registry): Promis
   return { name: 'actors-metrics', stop: () => server.close() };
 }
 
-export async function runStart(ctx: CommandContext, role: string | undefined): Promise<number> {
+function edgeEnvironments(role: string | undefined, env: string | undefined): Environment[] | string {
+  if (env !== undefined && role !== 'edge') return '--env applies to the edge role only';
+  if (role === undefined) return [...ENVIRONMENTS];
+  if (role !== 'edge') return [];
+  if (env === undefined || !(ENVIRONMENTS as readonly string[]).includes(env)) {
+    return `the edge runs one environment: --env ${ENVIRONMENTS.join('|')}`;
+  }
+  return [env as Environment];
+}
+
+export async function runStart(
+  ctx: CommandContext,
+  role: string | undefined,
+  opts: StartOptions = {},
+): Promise<number> {
   const { config, logger } = ctx;
   if (role !== undefined && !(ROLES as readonly string[]).includes(role)) {
     console.error(`lattice start: unknown role "${role}"; roles: ${ROLES.join(', ')}`);
+    return 2;
+  }
+  const environments = edgeEnvironments(role, opts.env);
+  if (typeof environments === 'string') {
+    console.error(`lattice start: ${environments}`);
     return 2;
   }
   if (role === undefined) {
@@ -72,16 +129,24 @@ export async function runStart(ctx: CommandContext, role: string | undefined): P
   }
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  let redis: Redis | undefined;
+  const shared: Shared = {
+    db,
+    registry,
+    redis: () => (redis ??= createRedis({ url: config.redisUrl, logger, name: 'lattice-commands' })),
+  };
   const running: Running[] = [];
-  for (const r of role === undefined ? ROLES : [role as Role])
-    running.push(await startRole(ctx, r, db, registry));
+  for (const r of role === undefined ? ROLES : [role as Role]) {
+    if (r === 'edge') running.push(...(await startEdges(ctx, environments, shared)));
+    else running.push(await startRole(ctx, r, shared));
+  }
 
   if (role === undefined) {
     const { demo, created } = await ensureDemoProduct(db, config.dataDir);
-    printBanner(ctx, demo, created);
+    printBanner(ctx, running, demo, created);
   } else {
     if (role === 'actors') running.push(await startRoleMetrics(ctx, registry));
-    step(`${role} role running`);
+    for (const r of running) step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
   await new Promise<void>((resolve) => {
@@ -91,6 +156,7 @@ export async function runStart(ctx: CommandContext, role: string | undefined): P
   });
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
+  if (redis) await closeRedis(redis);
   await db.destroy();
   step('stopped (infra left running; `npm run infra:down` stops what lattice started)');
   return 0;
@@ -98,10 +164,12 @@ export async function runStart(ctx: CommandContext, role: string | undefined): P
 
 function printBanner(
   { config }: CommandContext,
+  running: readonly Running[],
   demo: { product_id: string; owner_token: string; verified_domain: string },
   created: boolean,
 ): void {
   const api = `http://${config.host}:${config.managementPort}`;
+  const urlOf = (name: string) => running.find((r) => r.name === name)?.url ?? '(not running)';
   const lines = [
     '',
     'Lattice is running.',
@@ -109,6 +177,8 @@ function printBanner(
     `  management API   ${api}`,
     `  OpenAPI 3.1      ${api}/openapi.json`,
     `  health, metrics  ${api}/healthz  ${api}/metrics`,
+    `  public edge      ${urlOf('edge-production')}  (production)`,
+    `  public dev edge  ${urlOf('edge-development')}  (development)`,
     `  Kafka            ${config.kafkaBrokers.join(',')}`,
     `  Redis            ${config.redisUrl}`,
     `  PostgreSQL       ${config.databaseUrl}`,
@@ -120,6 +190,10 @@ function printBanner(
     '',
     'Try it:',
     `  curl -H "Authorization: Bearer ${demo.owner_token}" ${api}/organization/product`,
+    '  # a public key (shown once), then the public edge with it:',
+    `  curl -H "Authorization: Bearer ${demo.owner_token}" -H 'content-type: application/json' \\`,
+    `       -d '{"name":"backend","scope":{"kind":"product"}}' ${api}/organization/public-keys`,
+    `  curl -X POST -H "Authorization: Bearer <key>" ${urlOf('edge-production')}/${demo.product_id}/realtime/messages`,
     '',
     'Ctrl-C stops Lattice.',
     '',

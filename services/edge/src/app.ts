@@ -1,0 +1,58 @@
+// Composition of one public edge (one environment): express with the edge pipeline and the
+// error mapping. Everything comes in through `deps`; nothing here reads the environment
+// variables, opens connections or starts timers (startEdge does, in server.ts).
+import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
+import type { RateLimiter } from '@lattice/redis';
+import express, { type Express } from 'express';
+import { edgeErrorHandler } from './edge-error-handler.ts';
+import { type EdgeMetrics, NO_EDGE_METRICS } from './edge-metrics.ts';
+import { edgePipeline } from './edge-pipeline.ts';
+import type { KeySnapshotSource } from './key-snapshot-source.ts';
+import { createRouteMatcher } from './route-matcher.ts';
+import type { ToolkitRegistry } from './toolkit-registry.ts';
+import { parseTrustProxy } from './trust-proxy.ts';
+
+export interface EdgeAppDeps {
+  environment: Environment;
+  snapshots: KeySnapshotSource;
+  /** The per-IP limiter (createPerIpLimiter). */
+  limiter: RateLimiter;
+  toolkits: ToolkitRegistry;
+  logger: Logger;
+  /** config.trustProxy: which proxies' X-Forwarded-For decides the client address. */
+  trustProxy: string;
+  /** config.snapshotRefreshMs: a revoked key answers 403 this long, then 401. */
+  revokedGraceMs: number;
+  metrics?: EdgeMetrics;
+  clock?: Clock;
+}
+
+export function createEdgeApp(deps: EdgeAppDeps): Express {
+  const logger = deps.logger.child({ component: 'edge', environment: deps.environment });
+  const app = express();
+  app.disable('x-powered-by');
+  // Answers are per request and never cached; hashing every body for an ETag is wasted work.
+  app.set('etag', false);
+  app.set('trust proxy', parseTrustProxy(deps.trustProxy));
+
+  // Readiness for load balancers: outside the product paths, not rate limited, and the same
+  // on both environments (it says whether a key snapshot is loaded, nothing else).
+  app.get('/healthz', (_req, res) => {
+    const ready = deps.snapshots.current() !== null;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'no_key_snapshot' });
+  });
+  app.use(
+    edgePipeline({
+      environment: deps.environment,
+      snapshots: deps.snapshots,
+      limiter: deps.limiter,
+      matcher: createRouteMatcher(),
+      toolkits: deps.toolkits,
+      metrics: deps.metrics ?? NO_EDGE_METRICS,
+      clock: deps.clock ?? systemClock,
+      revokedGraceMs: deps.revokedGraceMs,
+    }),
+  );
+  app.use(edgeErrorHandler(logger));
+  return app;
+}

@@ -1,0 +1,33 @@
+import type { IncomingMessage } from 'node:http';
+import { expect } from 'chai';
+import { stripKeyHeadersFrom } from './key-headers.ts';
+
+describe('stripKeyHeadersFrom', () => {
+  it('removes the three key headers from headers and rawHeaders, whatever their case', () => {
+    const req = {
+      headers: { authorization: 'Bearer k', 'x-public-key': 'k', 'x-api-key': 'k', accept: '*/*' },
+      headersDistinct: {
+        authorization: ['Bearer k'],
+        'x-public-key': ['k'],
+        'x-api-key': ['k'],
+        accept: ['*/*'],
+      },
+      rawHeaders: [
+        'Authorization',
+        'Bearer k',
+        'Accept',
+        '*/*',
+        'X-PUBLIC-KEY',
+        'k',
+        'x-api-key',
+        'k',
+        'X-Other',
+        'v',
+      ],
+    } as unknown as IncomingMessage;
+    stripKeyHeadersFrom(req);
+    expect(req.headers).to.deep.equal({ accept: '*/*' });
+    expect(req.headersDistinct).to.deep.equal({ accept: ['*/*'] });
+    expect(req.rawHeaders).to.deep.equal(['Accept', '*/*', 'X-Other', 'v']);
+  });
+});

@@ -1,0 +1,198 @@
+import { createLogger, type Environment, ManualClock, sleep } from '@lattice/core';
+import type { SnapshotKey } from '@lattice/keys';
+import { expect } from 'chai';
+import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
+import { createKeySnapshotHolder } from './key-snapshot-holder.ts';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+
+function key(n: number): SnapshotKey {
+  return { id: `id-${n}`, productId: 'p', hash: `h${n}`, scope: { kind: 'product' }, revokedAtMs: null };
+}
+
+/** A repository whose answers the test scripts: rows to return, or an error to throw. */
+function fakeKeys() {
+  const calls: Array<{ environment: Environment; revokedAfter: Date }> = [];
+  let next: () => Promise<SnapshotKey[]> = async () => [key(1)];
+  return {
+    calls,
+    answer(fn: () => Promise<SnapshotKey[]>) {
+      next = fn;
+    },
+    keys: {
+      snapshotKeys(environment: Environment, revokedAfter: Date) {
+        calls.push({ environment, revokedAfter });
+        return next();
+      },
+    },
+  };
+}
+
+function fakeMetrics() {
+  const events: string[] = [];
+  const metrics: EdgeMetrics = {
+    snapshotReloaded: (t: ReloadTrigger) => events.push(`ok:${t}`),
+    snapshotReloadFailed: (t: ReloadTrigger) => events.push(`fail:${t}`),
+    requestOutcome: () => {},
+    rateLimitFallback: () => {},
+    watchSnapshot: () => () => {},
+  };
+  return { events, metrics };
+}
+
+async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(5);
+  }
+}
+
+describe('createKeySnapshotHolder', () => {
+  it('has no snapshot before the first load, then loads active keys plus the last window of revoked ones', async () => {
+    const clock = new ManualClock(1_000_000);
+    const fake = fakeKeys();
+    const holder = createKeySnapshotHolder({
+      environment: 'development',
+      keys: fake.keys,
+      refreshMs: 30_000,
+      logger,
+      clock,
+    });
+    try {
+      expect(holder.current()).to.equal(null);
+      await holder.start();
+      expect(holder.current()?.size).to.equal(1);
+      expect(holder.current()?.get('h1')?.id).to.equal('id-1');
+      expect(holder.current()?.loadedAtMs).to.equal(1_000_000);
+      expect(holder.generation()).to.equal(1);
+      expect(fake.calls).to.deep.equal([{ environment: 'development', revokedAfter: new Date(970_000) }]);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('keeps the last good snapshot when a reload fails, counts it, and retries before the next period', async () => {
+    const fake = fakeKeys();
+    const { events, metrics } = fakeMetrics();
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 60_000,
+      retryInitialMs: 20,
+      logger,
+      metrics,
+    });
+    try {
+      await holder.start();
+      const good = holder.current();
+      fake.answer(async () => {
+        throw new Error('connection refused');
+      });
+      expect(await holder.reload()).to.equal(false);
+      expect(holder.current()).to.equal(good);
+      expect(events).to.deep.equal(['ok:start', 'fail:manual']);
+      // The retry comes after retryInitialMs, not after the 60 s period.
+      fake.answer(async () => [key(1), key(2)]);
+      await until(() => holder.generation() === 2);
+      expect(holder.current()?.size).to.equal(2);
+      expect(events.slice(2)).to.deep.equal(['ok:timer']);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('stays without a snapshot while the first loads fail, and retries until one succeeds', async () => {
+    const fake = fakeKeys();
+    let failures = 3;
+    fake.answer(async () => {
+      if (failures-- > 0) throw new Error('database unreachable');
+      return [key(7)];
+    });
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 60_000,
+      retryInitialMs: 5,
+      logger,
+    });
+    try {
+      await holder.start();
+      expect(holder.current()).to.equal(null);
+      await until(() => holder.current() !== null);
+      expect(holder.current()?.get('h7')?.id).to.equal('id-7');
+      expect(fake.calls).to.have.length(4);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('refreshes every refreshMs', async () => {
+    const fake = fakeKeys();
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 20,
+      logger,
+    });
+    try {
+      await holder.start();
+      await until(() => holder.generation() >= 4);
+    } finally {
+      holder.close();
+    }
+    const generation = holder.generation();
+    await sleep(60);
+    expect(holder.generation(), 'no load after close').to.equal(generation);
+  });
+
+  it('turns a burst of change notifications into one load', async () => {
+    const fake = fakeKeys();
+    const { events, metrics } = fakeMetrics();
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 60_000,
+      debounceMs: 20,
+      logger,
+      metrics,
+    });
+    try {
+      await holder.start();
+      for (let i = 0; i < 10; i++) holder.requestReload();
+      await until(() => holder.generation() === 2);
+      await sleep(60);
+      expect(events).to.deep.equal(['ok:start', 'ok:notification']);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('follows a running load with exactly one more when reloads are asked for meanwhile', async () => {
+    const fake = fakeKeys();
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 60_000,
+      logger,
+    });
+    try {
+      await holder.start();
+      let release: () => void = () => {};
+      fake.answer(() => new Promise((resolve) => (release = () => resolve([key(3)]))));
+      const first = holder.reload();
+      const second = holder.reload();
+      const third = holder.reload();
+      expect(second).to.equal(third);
+      release();
+      expect(await first).to.equal(true);
+      await until(() => fake.calls.length === 3);
+      release();
+      expect(await second).to.equal(true);
+      expect(fake.calls).to.have.length(3);
+      expect(holder.generation()).to.equal(3);
+    } finally {
+      holder.close();
+    }
+  });
+});

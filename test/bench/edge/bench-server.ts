@@ -1,0 +1,158 @@
+// One server of the edge benchmark, run as a child process of run.ts (fork, IPC):
+//   bare        express with the trivial handler and nothing else
+//   edge        startEdge, exactly as `lattice start edge` composes it: per-IP limit in Redis
+//               (a limit too high to reject), key check against the PostgreSQL snapshot of the
+//               environment (100 000 keys seeded by run.ts), key header stripping, metrics, and
+//               the same trivial handler registered as the toolkit's
+//   edge-local  the edge with the per-IP limit counted in process memory instead of Redis: not
+//               a deployable setup, a breakdown row that shows what the Redis round trip costs
+// All answer the same route with the same body, so the differences are the edge's pipeline.
+// The parent asks for CPU time over IPC, to report the server's cost per request.
+import type { AddressInfo } from 'node:net';
+import { createLogger, loadConfig } from '@lattice/core';
+import {
+  createEdgeApp,
+  createKeySnapshotHolder,
+  createToolkitRegistry,
+  perIpPolicy,
+  startEdge,
+} from '@lattice/edge';
+import { createPostgresPublicKeyRepository } from '@lattice/keys';
+import { closeRedis, createMemoryRateLimiter, createRedis } from '@lattice/redis';
+import { createDb } from '@lattice/store';
+import express from 'express';
+import { Registry } from 'prom-client';
+
+export interface ServerArgs {
+  mode: 'bare' | 'edge' | 'edge-local';
+  databaseUrl: string;
+  redisUrl: string;
+  redisKeyPrefix: string;
+}
+
+export type ServerMessage =
+  | { type: 'ready'; url: string; snapshotKeys: number | null; snapshotLoadMs: number | null }
+  | { type: 'cpu'; userUs: number; systemUs: number };
+
+const BODY = { id: 'e1', status: 'sent' };
+const LIMIT_NEVER_REACHED = 1_000_000_000;
+
+const args = JSON.parse(process.argv[2] ?? '{}') as ServerArgs;
+const logger = createLogger({ name: `bench-${args.mode}`, level: 'warn' });
+const send = (message: ServerMessage) => process.send?.(message);
+
+interface Running {
+  url: string;
+  snapshotKeys: number | null;
+  snapshotLoadMs: number | null;
+  stop(): Promise<void>;
+}
+
+function listen(app: express.Express): Promise<{ url: string; stop(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        stop: async () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      });
+    });
+  });
+}
+
+async function start(): Promise<Running> {
+  if (args.mode === 'bare') {
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.get('/:productId/mail/emails/:id', (_req, res) => {
+      res.status(200).json(BODY);
+    });
+    return { ...(await listen(app)), snapshotKeys: null, snapshotLoadMs: null };
+  }
+  const db = createDb({ databaseUrl: args.databaseUrl, logger });
+  const toolkits = createToolkitRegistry();
+  toolkits.register('mail', 'GET', '/emails/{id}', ({ res }) => {
+    res.status(200).json(BODY);
+  });
+  const startedMs = Date.now();
+  if (args.mode === 'edge') {
+    const redis = createRedis({ url: args.redisUrl, logger, name: 'bench-edge-limits' });
+    const config = loadConfig(process.env, {
+      databaseUrl: args.databaseUrl,
+      redisUrl: args.redisUrl,
+      redisKeyPrefix: args.redisKeyPrefix,
+      publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
+      perIpRequestsPerMinute: LIMIT_NEVER_REACHED,
+      logLevel: 'warn',
+    });
+    const edge = await startEdge({
+      config,
+      environment: 'production',
+      db,
+      redis,
+      logger,
+      registry: new Registry(),
+      toolkits,
+      firstLoadWaitMs: 60_000,
+    });
+    return {
+      url: edge.url,
+      snapshotKeys: edge.snapshots.current()?.size ?? null,
+      snapshotLoadMs: Date.now() - startedMs,
+      async stop() {
+        await edge.close();
+        await closeRedis(redis);
+        await db.destroy();
+      },
+    };
+  }
+  const snapshots = createKeySnapshotHolder({
+    environment: 'production',
+    keys: createPostgresPublicKeyRepository(db),
+    refreshMs: 30_000,
+    logger,
+  });
+  await snapshots.start();
+  const snapshotLoadMs = Date.now() - startedMs;
+  const app = createEdgeApp({
+    environment: 'production',
+    snapshots,
+    limiter: createMemoryRateLimiter({ policy: perIpPolicy(LIMIT_NEVER_REACHED) }),
+    toolkits,
+    logger,
+    trustProxy: 'false',
+    revokedGraceMs: 30_000,
+  });
+  const listening = await listen(app);
+  return {
+    url: listening.url,
+    snapshotKeys: snapshots.current()?.size ?? null,
+    snapshotLoadMs,
+    async stop() {
+      await listening.stop();
+      snapshots.close();
+      await db.destroy();
+    },
+  };
+}
+
+const running = await start();
+send({
+  type: 'ready',
+  url: running.url,
+  snapshotKeys: running.snapshotKeys,
+  snapshotLoadMs: running.snapshotLoadMs,
+});
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    send({ type: 'cpu', userUs: user, systemUs: system });
+  } else if (message.type === 'stop') {
+    void running.stop().finally(() => process.exit(0));
+  }
+});

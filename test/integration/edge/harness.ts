@@ -1,0 +1,236 @@
+// Integration-test harness of the public edge: real PostgreSQL (lattice_test, migrated) and
+// Redis, edges started through startEdge on free ports, products and keys made directly
+// through bootstrap and the public key repository. Each test gets its own Redis key prefix and
+// its own products, so tests never share a rate-limit count or a key.
+import { type ConfigOverrides, createLogger, type Environment, type Logger, sleep } from '@lattice/core';
+import {
+  createToolkitRegistry,
+  type RunningEdge,
+  type StartEdgeOptions,
+  startEdge,
+  type ToolkitRegistry,
+} from '@lattice/edge';
+import {
+  createPostgresPublicKeyRepository,
+  type ImportSource,
+  mintKey,
+  PUBLIC_ROUTES,
+  type PublicKeyRecord,
+  type PublicKeyRepository,
+  type PublicKeyScope,
+} from '@lattice/keys';
+import { closeRedis, createRedis } from '@lattice/redis';
+import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { testConfig, uniqueName } from '../../support/env.ts';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or the raw text when the body is not JSON. */
+  body: unknown;
+}
+
+/** What the echo toolkit saw of a request that passed the edge. */
+export interface Echo {
+  route: string;
+  productId: string;
+  params: Record<string, string>;
+  keyId: string | null;
+  environment: Environment;
+  headers: Record<string, unknown>;
+  rawHeaders: string[];
+  headersDistinct: Record<string, unknown>;
+}
+
+/** Every public route answering 200 with what it received: proves what reaches a toolkit. */
+export function echoToolkits(): ToolkitRegistry {
+  const toolkits = createToolkitRegistry();
+  for (const route of PUBLIC_ROUTES) {
+    toolkits.register(route.toolkit, route.method, route.path, ({ req, res, ...rest }) => {
+      const echo: Echo = {
+        route: `${rest.route.method} /${rest.route.toolkit}${rest.route.path}`,
+        productId: rest.productId,
+        params: rest.params,
+        keyId: rest.keyId,
+        environment: rest.environment,
+        headers: { ...req.headers },
+        rawHeaders: [...req.rawHeaders],
+        headersDistinct: { ...req.headersDistinct },
+      };
+      res.status(200).json(echo);
+    });
+  }
+  return toolkits;
+}
+
+export interface EdgeSuite {
+  db: Db;
+  /** Admin connection for the tests' own Redis commands (publish, inspect keys). */
+  redis: Redis;
+  logger: Logger;
+  keys: PublicKeyRepository;
+  newProduct(): Promise<string>;
+  createKey(input: {
+    productId: string;
+    environment: Environment;
+    scope?: PublicKeyScope;
+    prefix?: 'lpk_' | 'lmk_' | 'rtk_';
+  }): Promise<{ secret: string; record: PublicKeyRecord }>;
+  /** Starts an edge with a unique Redis prefix; stopped by closeEdges(). */
+  startEdge(
+    environment: Environment,
+    opts?: { config?: ConfigOverrides } & Partial<Omit<StartEdgeOptions, 'config' | 'environment'>>,
+  ): Promise<RunningEdge>;
+  closeEdges(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function edgeSuite(): Promise<EdgeSuite> {
+  const config = testConfig();
+  const logger = createLogger({ name: 'edge-test', level: config.logLevel });
+  const db = createDb({ databaseUrl: config.databaseUrl, logger });
+  await migrateLatest(db, logger);
+  const redis = createRedis({ url: config.redisUrl, logger, name: 'edge-test-admin' });
+  const keys = createPostgresPublicKeyRepository(db);
+  const products: string[] = [];
+  const prefixes: string[] = [];
+  const ownRedis: Redis[] = [];
+  let edges: RunningEdge[] = [];
+
+  async function closeEdges(): Promise<void> {
+    const closing = edges;
+    edges = [];
+    await Promise.all(closing.map((e) => e.close()));
+    await Promise.all(ownRedis.splice(0).map((r) => closeRedis(r)));
+  }
+
+  return {
+    db,
+    redis,
+    logger,
+    keys,
+    async newProduct() {
+      const { product_id } = await bootstrapProduct(db, { name: uniqueName('edge') });
+      products.push(product_id);
+      return product_id;
+    },
+    async createKey({ productId, environment, scope = { kind: 'product' }, prefix = 'lpk_' }) {
+      const minted = mintKey(prefix);
+      const importedFrom: ImportSource | undefined =
+        prefix === 'lmk_' ? 'mail' : prefix === 'rtk_' ? 'realtime' : undefined;
+      const record = await keys.create({
+        productId,
+        environment,
+        name: uniqueName('key').slice(0, 64),
+        prefix,
+        hash: minted.hash,
+        visible: minted.visible,
+        scope,
+        createdBy: null,
+        ...(importedFrom ? { importedFrom } : {}),
+      });
+      return { secret: minted.secret, record };
+    },
+    async startEdge(environment, opts = {}) {
+      const { config: overrides, ...rest } = opts;
+      const redisKeyPrefix = overrides?.redisKeyPrefix ?? `${uniqueName('edge-test')}:`;
+      prefixes.push(redisKeyPrefix);
+      const edgeConfig = testConfig({
+        publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
+        snapshotRefreshMs: 500,
+        // Most tests send far more than 100 requests from 127.0.0.1; the limit tests lower it.
+        perIpRequestsPerMinute: 100_000,
+        ...overrides,
+        redisKeyPrefix,
+      });
+      let limitsRedis = rest.redis;
+      if (!limitsRedis) {
+        limitsRedis = createRedis({ url: edgeConfig.redisUrl, logger, name: 'edge-test-limits' });
+        ownRedis.push(limitsRedis);
+      }
+      const edge = await startEdge({
+        db,
+        logger,
+        registry: new Registry(),
+        ...rest,
+        redis: limitsRedis,
+        config: edgeConfig,
+        environment,
+      });
+      edges.push(edge);
+      return edge;
+    },
+    closeEdges,
+    async close() {
+      await closeEdges();
+      for (const prefix of prefixes) {
+        const found: string[] = [];
+        for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 500 }))
+          found.push(...(batch as string[]));
+        if (found.length > 0) await redis.del(...found);
+      }
+      if (products.length > 0) await db('products').whereIn('id', products).delete();
+      await closeRedis(redis);
+      await db.destroy();
+    },
+  };
+}
+
+export async function call(
+  edge: { url: string },
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const res = await fetch(`${edge.url}${path}`, { method, headers });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: kept as text for the assertion to show.
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+export function bearer(secret: string): Record<string, string> {
+  return { authorization: `Bearer ${secret}` };
+}
+
+/** Waits for the edge's next successful snapshot load after this call. */
+export async function nextSnapshot(edge: RunningEdge, timeoutMs = 5000): Promise<void> {
+  const start = edge.snapshots.generation();
+  const deadline = Date.now() + timeoutMs;
+  while (edge.snapshots.generation() === start) {
+    if (Date.now() > deadline) throw new Error('no snapshot load in time');
+    await sleep(10);
+  }
+}
+
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await sleep(20);
+  }
+}
+
+/** A fresh Redis key prefix, for tests that give several edges the same one. */
+export function uniquePrefix(): string {
+  return `${uniqueName('edge-test')}:`;
+}
+
+export function errorOf(answer: Answer): { code?: string; message?: string; step?: string } {
+  return ((answer.body as { error?: object } | null)?.error ?? {}) as {
+    code?: string;
+    message?: string;
+    step?: string;
+  };
+}
