@@ -23,8 +23,11 @@ function lattice(args: string[], env: Record<string, string> = {}): ChildProcess
   });
 }
 
-async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = lattice(args);
+async function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = lattice(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -83,7 +86,10 @@ describe('lattice command', function () {
   describe('bootstrap', () => {
     it('prints exactly {product_id, owner_token} and stores the token only as a hash', async () => {
       const name = uniqueName('boot');
-      const r = await run(['bootstrap', '--product', name, '--verified-domain', 'Mail.Example.com']);
+      // Default log level: logs go to stderr, stdout carries only the JSON object.
+      const r = await run(['bootstrap', '--product', name, '--verified-domain', 'Mail.Example.com'], {
+        LOG_LEVEL: 'info',
+      });
       expect(r.code, r.stderr).to.equal(0);
       const lines = r.stdout.trim().split('\n');
       expect(lines).to.have.length(1);
@@ -255,6 +261,24 @@ describe('lattice command', function () {
       });
       expect(refused.status).to.equal(401);
       expect((await fetch(`${edgeUrl}/healthz`)).status).to.equal(200);
+      expect(await stopPlatform(alone.child)).to.equal(0);
+    });
+
+    it('runs the actors role alone with its own health and metrics', async () => {
+      const actorsPort = await freePort();
+      const alone = await startPlatform(
+        {
+          ACTORS_PORT: String(actorsPort),
+          KAFKA_TOPIC_PREFIX: prefix,
+          REDIS_KEY_PREFIX: `${uniqueName('cli')}:`,
+        },
+        ['actors'],
+        'actors role running',
+      );
+      const health = await fetch(`http://127.0.0.1:${actorsPort}/healthz`);
+      expect(health.status).to.equal(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${actorsPort}/metrics`)).text();
+      expect(metrics).to.match(/^lattice_actor_host_up\{topic="[^"]*realtime\.channel-commands"\} 1$/m);
       expect(await stopPlatform(alone.child)).to.equal(0);
     });
   });

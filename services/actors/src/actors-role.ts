@@ -40,6 +40,8 @@ export interface ActorsRoleOptions {
 
 export interface ActorsRole {
   stop(): Promise<void>;
+  /** False once any host's consumer crashed for good; `/healthz` reports it. */
+  healthy(): boolean;
 }
 
 export function catalogTopicNames(prefix: string): string[] {
@@ -100,5 +102,6 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       await Promise.all(hosts.map((h) => h.stop()));
       await producer.disconnect();
     },
+    healthy: () => hosts.every((h) => h.healthy()),
   };
 }

@@ -1,7 +1,7 @@
 // The demo product `lattice start` creates on first run. Its owner token is kept in the local
 // data directory (mode 0600) so every start can print it again; that is a local-development
 // convenience only: the database still holds just the token's hash.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256Hex } from '@lattice/core';
 import { bootstrapProduct, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
@@ -37,5 +37,6 @@ export async function ensureDemoProduct(
   };
   await mkdir(dataDir, { recursive: true });
   await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600); // mode applies only when writeFile creates the file
   return { demo, created: true };
 }

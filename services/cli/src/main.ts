@@ -36,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2;
   }
   const config = loadConfig(process.env);
-  const logger = createLogger({ name: `lattice-${command}`, level: config.logLevel });
+  const logger = createLogger({ name: `lattice-${command}`, level: config.logLevel, destination: 'stderr' });
   const ctx = { config, logger };
   switch (command) {
     case 'start':

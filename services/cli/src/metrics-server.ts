@@ -6,6 +6,7 @@ export async function startMetricsServer(
   registry: Registry,
   host: string,
   port: number,
+  healthy: () => boolean,
 ): Promise<{ close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
@@ -14,7 +15,10 @@ export async function startMetricsServer(
         () => res.writeHead(500).end(),
       );
     } else if (req.method === 'GET' && req.url === '/healthz') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      const ok = healthy();
+      res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        .end(ok ? '{"status":"ok"}' : '{"status":"unhealthy","reason":"an actor host stopped consuming"}');
     } else {
       res
         .writeHead(404, { 'content-type': 'application/json' })

@@ -1,6 +1,12 @@
 // Structured JSON logs (pino). Credentials never reach a log line: known secret-bearing paths
 // are redacted at the source.
-import { type DestinationStream, type LoggerOptions, type Logger as PinoLogger, pino } from 'pino';
+import {
+  type DestinationStream,
+  destination,
+  type LoggerOptions,
+  type Logger as PinoLogger,
+  pino,
+} from 'pino';
 
 export type Logger = PinoLogger;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -23,7 +29,8 @@ const REDACT = [
 export function createLogger(opts: {
   name: string;
   level: LogLevel;
-  destination?: DestinationStream;
+  /** `'stderr'` keeps stdout for what a command prints (e.g. `lattice bootstrap`'s one JSON object). */
+  destination?: DestinationStream | 'stderr';
 }): Logger {
   const options: LoggerOptions = {
     name: opts.name,
@@ -31,5 +38,6 @@ export function createLogger(opts: {
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { pid: process.pid },
   };
+  if (opts.destination === 'stderr') return pino(options, destination(2));
   return opts.destination ? pino(options, opts.destination) : pino(options);
 }

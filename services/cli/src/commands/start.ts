@@ -3,7 +3,12 @@
 // against already running infra; the edge runs one environment: `lattice start edge --env
 // production`.
 
-import { createCatalogTopics, startActorsRole } from '@lattice/actors';
+import {
+  channelActorRegistration,
+  createCatalogTopics,
+  realtimeJobs,
+  startActorsRole,
+} from '@lattice/actors';
 import { ENVIRONMENTS, type Environment } from '@lattice/core';
 import { startEdge } from '@lattice/edge';
 import { ensureInfra } from '@lattice/infra';
@@ -22,6 +27,7 @@ type Role = (typeof ROLES)[number];
 
 interface Running {
   name: string;
+  healthy?: () => boolean;
   /** Where the role answers, for the banner. */
   url?: string;
   stop(): Promise<void>;
@@ -72,13 +78,27 @@ async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, share
     clientId: `${config.kafkaClientId}-actors`,
     logger,
   });
-  const actors = await startActorsRole({ config, kafka, logger, registry, kinds: [] });
-  return { name: 'actors', stop: () => actors.stop() };
+  const actors = await startActorsRole({
+    config,
+    kafka,
+    logger,
+    registry,
+    kinds: [
+      channelActorRegistration({ db, redis: shared.redis(), logger, redisKeyPrefix: config.redisKeyPrefix }),
+    ],
+    jobs: realtimeJobs({ db, logger }),
+  });
+  return { name: 'actors', stop: () => actors.stop(), healthy: () => actors.healthy() };
 }
 
 /** Alone, the actors role serves its metrics on its own port; together, management serves them. */
-async function startRoleMetrics(ctx: CommandContext, registry: Registry): Promise<Running> {
-  const server = await startMetricsServer(registry, ctx.config.host, ctx.config.actorsPort);
+async function startRoleMetrics(ctx: CommandContext, registry: Registry, actors: Running): Promise<Running> {
+  const server = await startMetricsServer(
+    registry,
+    ctx.config.host,
+    ctx.config.actorsPort,
+    () => actors.healthy?.() ?? true,
+  );
   return { name: 'actors-metrics', stop: () => server.close() };
 }
 
@@ -145,7 +165,7 @@ export async function runStart(
     const { demo, created } = await ensureDemoProduct(db, config.dataDir);
     printBanner(ctx, running, demo, created);
   } else {
-    if (role === 'actors') running.push(await startRoleMetrics(ctx, registry));
+    if (role === 'actors') running.push(await startRoleMetrics(ctx, registry, running[0]!));
     for (const r of running) step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
@@ -180,8 +200,8 @@ function printBanner(
     `  public edge      ${urlOf('edge-production')}  (production)`,
     `  public dev edge  ${urlOf('edge-development')}  (development)`,
     `  Kafka            ${config.kafkaBrokers.join(',')}`,
-    `  Redis            ${config.redisUrl}`,
-    `  PostgreSQL       ${config.databaseUrl}`,
+    `  Redis            ${withoutCredentials(config.redisUrl)}`,
+    `  PostgreSQL       ${withoutCredentials(config.databaseUrl)}`,
     '',
     `Demo product${created ? ' (created now)' : ''}:`,
     `  product_id       ${demo.product_id}`,
@@ -199,4 +219,15 @@ function printBanner(
     '',
   ];
   process.stdout.write(lines.join('\n'));
+}
+
+/** A service URL fit to print: any password in it is masked. */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
 }
