@@ -152,6 +152,27 @@ describe('management API (real PostgreSQL, real server)', () => {
       }
     });
 
+    it('answers 503 service_unavailable, not 401 or 500, when credentials cannot be checked', async () => {
+      const logger = createLogger({ name: 'test', level: 'silent' });
+      const db = createDb({ databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere', logger });
+      const app = createManagementApp({ config: testConfig(), db, logger, registry: new Registry() });
+      const server = await listen(app);
+      try {
+        const res = await fetch(`${server.baseUrl}/organization/product`, {
+          headers: { authorization: 'Bearer lmt_0123456789abcdef0123456789abcdef' },
+        });
+        expect(res.status).to.equal(503);
+        expect(res.headers.get('retry-after')).to.equal('1');
+        expect(((await res.json()) as { error: { code: string; step: string } }).error).to.include({
+          code: 'service_unavailable',
+          step: 'authentication',
+        });
+      } finally {
+        await server.close();
+        await db.destroy();
+      }
+    });
+
     it('counts requests by operationId and status in /metrics', async () => {
       const p = await t.newProduct('metrics');
       await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });

@@ -22,9 +22,9 @@ export class ApiError extends Error {
     code: string,
     step: string | undefined,
     message: string,
-    opts: { fields?: FieldError[]; headers?: Record<string, string> } = {},
+    opts: { fields?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ApiError';
     this.status = status;
     this.code = code;

@@ -61,7 +61,24 @@ function start(
 ): RequestHandler {
   return async (req, res, next) => {
     res.locals.operationId = route.operationId;
-    const principal = authenticator ? await authenticator(req) : null;
+    let principal: Principal | null = null;
+    try {
+      principal = authenticator ? await authenticator(req) : null;
+    } catch (err) {
+      // A credential store that cannot answer (database down) is the server's trouble, not the
+      // caller's: 503 so clients retry, never a 401 that would look like a bad key.
+      if (err instanceof ApiError) throw err;
+      throw new ApiError(
+        503,
+        'service_unavailable',
+        'authentication',
+        'Credentials cannot be checked right now; retry with backoff.',
+        {
+          headers: { 'retry-after': '1' },
+          cause: err,
+        },
+      );
+    }
     if (principal && authorize) authorize(principal, route);
     res.locals.principal = principal;
     next();
