@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { sleep } from '@lattice/core';
 
-const ENTRY = fileURLToPath(new URL('./ledger-host-process.ts', import.meta.url));
+const LEDGER_ENTRY = fileURLToPath(new URL('./ledger-host-process.ts', import.meta.url));
 
 export interface HostProcess {
   name: string;
@@ -15,12 +15,13 @@ export interface HostProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-export function spawnHost(name: string, env: Record<string, string>): HostProcess {
+/** Runs `entry` (a host that prints `{"event":"assigned","partitions":[…]}` lines) as a child process. */
+export function spawnHostProcess(entry: string, name: string, env: Record<string, string>): HostProcess {
   const proc = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', ENTRY],
+    ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', entry],
     {
-      env: { ...process.env, ...env, LEDGER_HOST: name, LOG_LEVEL: process.env.LEDGER_LOG_LEVEL ?? 'warn' },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -44,6 +45,15 @@ export function spawnHost(name: string, env: Record<string, string>): HostProces
     }
   });
   return host;
+}
+
+/** A ledger actor host (test/integration/actor-host/ledger-host-process.ts). */
+export function spawnHost(name: string, env: Record<string, string>): HostProcess {
+  return spawnHostProcess(LEDGER_ENTRY, name, {
+    ...env,
+    LEDGER_HOST: name,
+    LOG_LEVEL: process.env.LEDGER_LOG_LEVEL ?? 'warn',
+  });
 }
 
 export async function waitUntil(
