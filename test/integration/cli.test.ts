@@ -219,13 +219,46 @@ describe('lattice command', function () {
         await new Promise((resolve) => setTimeout(resolve, 100));
         passed = await keyed();
       }
-      // Past the key check: no toolkit serves the route yet.
-      expect(passed.status).to.equal(501);
+      // Past the key check, the realtime toolkit validates the (missing) body.
+      expect(passed.status).to.equal(400);
       const otherEnvironment = await fetch(`${env.PUBLIC_DEV_URL}/${productId}/realtime/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}` },
       });
       expect(otherEnvironment.status).to.equal(401);
+
+      // Every role is wired together: a namespace through management, a publish through the
+      // edge, the channel actor in the actors role, the history read back through management.
+      const ns = await fetch(`${api}/realtime/namespaces/chat`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          presence: false,
+          client_events: false,
+          history_window_seconds: 600,
+          archive_days: 0,
+        }),
+      });
+      expect(ns.status).to.equal(201);
+      const published = await fetch(`${env.PUBLIC_URL}/${productId}/realtime/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ channel: 'chat:lobby', data: { text: 'hello' } }),
+      });
+      expect(published.status).to.equal(202);
+      const history = async () =>
+        (await (
+          await fetch(`${api}/realtime/channels/chat:lobby/history?last_n=10`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).json()) as { data: Array<{ offset: number; data: unknown }> };
+      const historyDeadline = Date.now() + 20_000;
+      let entries = (await history()).data;
+      while (entries.length === 0 && Date.now() < historyDeadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        entries = (await history()).data;
+      }
+      expect(entries.map((e) => [e.offset, e.data])).to.deep.equal([[1, { text: 'hello' }]]);
 
       const kafka = createKafka({
         brokers: config.kafkaBrokers,

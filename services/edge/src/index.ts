@@ -17,3 +17,4 @@ export type { RunningEdge, StartEdgeOptions } from './server.ts';
 export { startEdge } from './server.ts';
 export type { ToolkitHandler, ToolkitRegistry, ToolkitRequest } from './toolkit-registry.ts';
 export { createToolkitRegistry } from './toolkit-registry.ts';
+export { type RealtimeToolkitDeps, registerRealtimeToolkit } from './toolkits/realtime/index.ts';

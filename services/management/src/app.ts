@@ -16,6 +16,7 @@ import {
   createPostgresPublicKeyRepository,
   createPostgresRealtimeKeyRepository,
 } from '@lattice/keys';
+import { createRealtimeHttp, type RealtimeHttp } from '@lattice/realtime';
 import {
   createPostgresMemberTokenRepository,
   createPostgresProductRepository,
@@ -50,6 +51,11 @@ export interface ManagementDeps {
   extraResolvers?: readonly CredentialResolver[];
   /** Check handler answers against their response schemas (tests). */
   validateResponses?: boolean;
+  /**
+   * The realtime area's services (startRealtimeHttpRuntime(...).http, which the caller closes).
+   * Default: namespaces, tokens and reads from `db`, and publishing answering 503.
+   */
+  realtime?: RealtimeHttp;
 }
 
 export interface ManagementApp {
@@ -78,6 +84,8 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     mailKeys,
     realtimeKeys,
     keyChanges,
+    realtime:
+      deps.realtime ?? createRealtimeHttp({ db: deps.db, logger, gatewayUrls: deps.config.gatewayUrls }),
   });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;

@@ -2,18 +2,23 @@
 // by the app. This list is what /openapi.json and the agent tools are generated from.
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
+import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
 import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
+import { realtimeChannelRoutes } from './routes/realtime-channel-routes.ts';
 import { realtimeKeyRoutes } from './routes/realtime-key-routes.ts';
+import { realtimeNamespaceRoutes } from './routes/realtime-namespace-routes.ts';
 import { systemRoutes } from './routes/system-routes.ts';
 
 export interface CatalogDeps extends PublicKeyRouteDeps {
   products: ProductRepository;
   mailKeys: MailKeyRepository;
   realtimeKeys: RealtimeKeyRepository;
+  /** Namespaces, tokens, publishing and reads of the realtime area. */
+  realtime: RealtimeHttp;
 }
 
 export function managementCatalog(deps: CatalogDeps): RouteDef[] {
@@ -22,6 +27,8 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
     ...publicKeyRoutes(deps),
     ...mailKeyRoutes(deps),
     ...realtimeKeyRoutes(deps),
+    ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
+    ...realtimeChannelRoutes(deps),
   ];
 }
 

@@ -73,6 +73,62 @@ export {
   HISTORY_LAST_N_MAX,
   HISTORY_READ_MAX_ENTRIES,
 } from './history/history-reader.ts';
+// HTTP services shared by the public edge's realtime toolkit and the management API.
+export type { ChannelReadInput, ChannelReads, ChannelReadsDeps, HistoryQuery } from './http/channel-reads.ts';
+export {
+  createChannelReads,
+  EPOCH_MAX,
+  HISTORY_QUERY_PARAMS,
+  parseHistoryQuery,
+  validChannel,
+} from './http/channel-reads.ts';
+export type { ChannelCommandPublisher, ChannelCommandPublisherOptions } from './http/command-publisher.ts';
+export { createChannelCommandPublisher, PublishFailedError } from './http/command-publisher.ts';
+export type { IdempotencyClaim, IdempotencyStore, RedisIdempotencyStoreOptions } from './http/idempotency.ts';
+export {
+  createRedisIdempotencyStore,
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_TTL_MS,
+  idempotencyKeyProblem,
+  idempotencyRedisKey,
+} from './http/idempotency.ts';
+export type {
+  MessagePublisher,
+  MessagePublisherDeps,
+  PublishAnswer,
+  PublishRequest,
+} from './http/message-publisher.ts';
+export {
+  createMessagePublisher,
+  MESSAGE_NAME_MAX,
+  parsePublishBody,
+  STORED_PAYLOAD_CONTENT_TYPE,
+  UNCONFIGURED_MESSAGE_PUBLISHER,
+  validPublish,
+} from './http/message-publisher.ts';
+export type {
+  PublishQuota,
+  PublishQuotaLimiter,
+  PublishQuotaLimiterOptions,
+  PublishQuotaOutcome,
+} from './http/publish-quota.ts';
+export {
+  checkPublishQuota,
+  createPublishQuotaLimiter,
+  DEFAULT_PUBLISH_QUOTA,
+  PUBLISH_QUOTA_POLICY_NAME,
+  publishQuotaBucket,
+  publishQuotaFromEnv,
+  publishQuotaPolicy,
+  softLimitPerWindow,
+} from './http/publish-quota.ts';
+export { REALTIME_ERRORS, REALTIME_STEP } from './http/realtime-errors.ts';
+export type { RealtimeHttp, RealtimeHttpDeps, RealtimePublishingDeps } from './http/realtime-http.ts';
+export { createRealtimeHttp } from './http/realtime-http.ts';
+export type { RealtimeHttpRuntime, RealtimeHttpRuntimeOptions } from './http/realtime-http-runtime.ts';
+export { startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
+export type { IssuedToken, TokenIssuer, TokenIssuerDeps } from './http/token-issuer.ts';
+export { createTokenIssuer } from './http/token-issuer.ts';
 export {
   CHANNEL_NAME_MAX,
   CHANNEL_NAME_MIN,

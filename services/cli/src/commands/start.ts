@@ -10,10 +10,11 @@ import {
   startActorsRole,
 } from '@lattice/actors';
 import { ENVIRONMENTS, type Environment } from '@lattice/core';
-import { startEdge } from '@lattice/edge';
+import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@lattice/edge';
 import { ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import { startManagement } from '@lattice/management';
+import { type RealtimeHttpRuntime, startRealtimeHttpRuntime } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
@@ -47,12 +48,17 @@ interface Shared {
   registry: Registry;
   /** Commands connection (limits, announcements); opened on first use, closed after every role stopped. */
   redis(): Redis;
+  /** Realtime publishing, tokens and reads, shared by the edges and management; opened on first use. */
+  realtime(): RealtimeHttpRuntime;
 }
 
 async function startEdges(ctx: CommandContext, environments: readonly Environment[], shared: Shared) {
   const running: Running[] = [];
+  const toolkits = createToolkitRegistry();
+  registerRealtimeToolkit(toolkits, { realtime: shared.realtime().http });
   for (const environment of environments) {
     const edge = await startEdge({
+      toolkits,
       config: ctx.config,
       environment,
       db: shared.db,
@@ -70,7 +76,14 @@ async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, share
   const { config, logger } = ctx;
   if (role === 'management') {
     // With Redis, key changes are announced so the edges reload early instead of next period.
-    const management = await startManagement({ config, db, logger, registry, redis: shared.redis() });
+    const management = await startManagement({
+      config,
+      db,
+      logger,
+      registry,
+      redis: shared.redis(),
+      realtime: shared.realtime().http,
+    });
     return { name: 'management', url: management.url, stop: () => management.close() };
   }
   const kafka = createKafka({
@@ -122,6 +135,11 @@ export async function runStart(
     console.error(`lattice start: unknown role "${role}"; roles: ${ROLES.join(', ')}`);
     return 2;
   }
+  // Listen first: a stop asked for while roles start is honoured once they have started.
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
   const environments = edgeEnvironments(role, opts.env);
   if (typeof environments === 'string') {
     console.error(`lattice start: ${environments}`);
@@ -150,10 +168,19 @@ export async function runStart(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   let redis: Redis | undefined;
+  let realtime: RealtimeHttpRuntime | undefined;
   const shared: Shared = {
     db,
     registry,
     redis: () => (redis ??= createRedis({ url: config.redisUrl, logger, name: 'lattice-commands' })),
+    realtime: () =>
+      (realtime ??= startRealtimeHttpRuntime({
+        config,
+        db,
+        logger,
+        name: 'lattice',
+        quota: ctx.publishQuota,
+      })),
   };
   const running: Running[] = [];
   for (const r of role === undefined ? ROLES : [role as Role]) {
@@ -169,13 +196,10 @@ export async function runStart(
     for (const r of running) step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopRequested;
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
+  if (realtime) await realtime.close();
   if (redis) await closeRedis(redis);
   await db.destroy();
   step('stopped (infra left running; `npm run infra:down` stops what lattice started)');

@@ -1,0 +1,144 @@
+// Realtime area: what a backend does on channels through the management API, mirroring the
+// public edge's realtime toolkit (decisions.md "Management paths"): issue delegated tokens,
+// publish server-side (body cap 16 MiB: data over 256 KiB is stored and delivered as a `ref`),
+// read history and presence. The product is the credential's; the environment is chosen by an
+// optional `environment` field (body) or query parameter, default production. Both surfaces run
+// the same services (@lattice/realtime), so they refuse alike.
+import type { Environment } from '@lattice/core';
+import type { RouteContext, RouteDef } from '@lattice/http';
+import type { RealtimeHttp } from '@lattice/realtime';
+import { principalOf } from './principal.ts';
+
+const common = { area: 'realtime', auth: 'management' } as const;
+
+/** decisions.md: server-side publish body cap. */
+export const MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** The body without the management API's own `environment` field, and that environment. */
+function splitEnvironment(body: unknown): { environment: Environment; rest: Record<string, unknown> } {
+  const { environment, ...rest } = body as Record<string, unknown> & { environment?: Environment };
+  return { environment: environment ?? 'production', rest };
+}
+
+function queryEnvironment(ctx: RouteContext): Environment {
+  return (ctx.query.environment as Environment | undefined) ?? 'production';
+}
+
+function idempotencyKeyOf(ctx: RouteContext): string | undefined {
+  const value = ctx.req.headers['idempotency-key'];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDef[] {
+  const { realtime } = deps;
+  return [
+    {
+      ...common,
+      method: 'POST',
+      path: '/realtime/tokens',
+      operationId: 'realtime_token_issue',
+      summary: 'Issue a delegated token for an end user',
+      description:
+        'Same body and answer as the public edge’s `POST /tokens/issue`, plus `environment` ' +
+        '(default production): the token is signed with that environment’s key and valid only on ' +
+        'its gateway (`gatewayUrl`). Each channel is narrowed by its namespace policy (unregistered ' +
+        'namespace: dropped; `presence` needs presence on; `publish` needs client events; `history` ' +
+        'needs a history window); 422 `no_capabilities` when nothing remains.',
+      request: { body: 'realtime-token-request' },
+      responses: { 200: 'realtime-token', 422: 'error-body' },
+      async handler(ctx) {
+        const { environment, rest } = splitEnvironment(ctx.body);
+        const answer = await realtime.tokens.issue({
+          productId: principalOf(ctx).productId,
+          environment,
+          body: rest,
+        });
+        return { status: 200, body: answer };
+      },
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/realtime/messages',
+      operationId: 'realtime_message_publish',
+      summary: 'Publish a message to a channel',
+      description:
+        'Answers 202 `{id, channel}` once the message is durably in Kafka; subscribers and history ' +
+        'get it from the channel actor. Body cap 16 MiB; `data` serialized over 262 144 bytes is ' +
+        'stored and delivered as a `ref` (503 `payload_storage_not_provisioned` when the product has ' +
+        'no payload storage). Send an `Idempotency-Key` header to publish once per key within 5 ' +
+        'minutes: a repeat answers the first `{id, channel}`. Per-product quota per 10 s window ' +
+        '(shared with the public edge): beyond the hard limit 429 with `Retry-After`. Optional ' +
+        '`environment`, default production.',
+      request: { body: 'realtime-message-publish' },
+      bodyLimitBytes: MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES,
+      responses: {
+        202: 'realtime-message-accepted',
+        404: 'error-body',
+        409: 'error-body',
+        429: 'error-body',
+        503: 'error-body',
+      },
+      async handler(ctx) {
+        const principal = principalOf(ctx);
+        const { environment, rest } = splitEnvironment(ctx.body);
+        const answer = await realtime.messages.publish({
+          productId: principal.productId,
+          environment,
+          body: rest,
+          idempotencyKey: idempotencyKeyOf(ctx),
+          publisher: principal.memberId ?? principal.credentialId,
+        });
+        return {
+          status: answer.status,
+          body: answer.body,
+          headers: { ...answer.headers, ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
+        };
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/realtime/channels/:channel/history',
+      operationId: 'realtime_history_get',
+      summary: 'Read a channel’s history',
+      description:
+        'Exactly one of a window (`last_n` 1 to 1000, or `last_ms` > 0) or a cursor (`offset` and ' +
+        '`epoch` together): a cursor read answers the entries after `offset`, with `recovered: ' +
+        'false` when the epoch changed or entries aged out (resync). Entries oldest first, at most ' +
+        '1000. A namespace with history off answers an empty result. Optional `environment`.',
+      request: { params: 'realtime-channel-params', query: 'realtime-history-query' },
+      responses: { 200: 'realtime-history', 404: 'error-body', 503: 'error-body' },
+      async handler(ctx) {
+        const { environment, ...query } = ctx.query;
+        const answer = await realtime.reads.history({
+          productId: principalOf(ctx).productId,
+          environment: (environment as Environment | undefined) ?? 'production',
+          channel: ctx.params.channel,
+          query,
+        });
+        return { status: 200, body: answer };
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/realtime/channels/:channel/presence',
+      operationId: 'realtime_presence_get',
+      summary: 'Read a channel’s presence roster',
+      description:
+        'Members (one per identity) with their connection counts and info. 403 ' +
+        '`presence_disabled` when the namespace has presence off. Optional `environment`.',
+      request: { params: 'realtime-channel-params', query: 'realtime-presence-query' },
+      responses: { 200: 'realtime-presence', 403: 'error-body', 404: 'error-body', 503: 'error-body' },
+      async handler(ctx) {
+        const answer = await realtime.reads.presence({
+          productId: principalOf(ctx).productId,
+          environment: queryEnvironment(ctx),
+          channel: ctx.params.channel,
+        });
+        return { status: 200, body: answer };
+      },
+    },
+  ];
+}

@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { idempotencyKeyProblem } from './idempotency.ts';
+import { parsePublishBody } from './message-publisher.ts';
+import { DEFAULT_PUBLISH_QUOTA, publishQuotaFromEnv, softLimitPerWindow } from './publish-quota.ts';
+
+describe('publish body and headers', () => {
+  it('accepts {channel, data, name?} and serializes data', () => {
+    expect(parsePublishBody({ channel: 'chat:a', data: { x: [1, 'é'] } })).to.deep.equal({
+      request: { channel: 'chat:a', dataJson: '{"x":[1,"é"]}', name: null },
+    });
+    expect(parsePublishBody({ channel: 'chat:a', data: null, name: 'n' })).to.deep.equal({
+      request: { channel: 'chat:a', dataJson: 'null', name: 'n' },
+    });
+  });
+
+  it('names every failing field', () => {
+    const r = parsePublishBody({ channel: 'nochannel', name: '', extra: 1 });
+    expect('fields' in r && r.fields.map((f) => f.path)).to.deep.equal([
+      'body.extra',
+      'body.channel',
+      'body.data',
+      'body.name',
+    ]);
+    expect(parsePublishBody([])).to.deep.equal({
+      fields: [{ path: 'body', message: 'must be a JSON object' }],
+    });
+  });
+
+  it('bounds Idempotency-Key values', () => {
+    expect(idempotencyKeyProblem('a')).to.equal(null);
+    expect(idempotencyKeyProblem('k'.repeat(255))).to.equal(null);
+    expect(idempotencyKeyProblem('k'.repeat(256))).to.be.a('string');
+    expect(idempotencyKeyProblem('')).to.be.a('string');
+    expect(idempotencyKeyProblem('tab\tinside')).to.be.a('string');
+  });
+});
+
+describe('publish quota configuration', () => {
+  it('defaults to the spec (50/s, 10 s, burst 100, hard 1100) and reads a deployment’s numbers', () => {
+    expect(publishQuotaFromEnv({})).to.deep.equal(DEFAULT_PUBLISH_QUOTA);
+    expect(softLimitPerWindow(DEFAULT_PUBLISH_QUOTA)).to.equal(600);
+    expect(
+      publishQuotaFromEnv({
+        REALTIME_PUBLISH_SUSTAINED_PER_SECOND: '5',
+        REALTIME_PUBLISH_WINDOW_MS: '1000',
+        REALTIME_PUBLISH_BURST: '2',
+        REALTIME_PUBLISH_HARD_LIMIT: '10',
+      }),
+    ).to.deep.equal({ sustainedPerSecond: 5, windowMs: 1000, burstPerWindow: 2, hardLimitPerWindow: 10 });
+    expect(() => publishQuotaFromEnv({ REALTIME_PUBLISH_HARD_LIMIT: 'lots' })).to.throw(
+      /REALTIME_PUBLISH_HARD_LIMIT/,
+    );
+    expect(() => publishQuotaFromEnv({ REALTIME_PUBLISH_WINDOW_MS: '0' })).to.throw(/windowMs/);
+  });
+});

@@ -1,0 +1,217 @@
+// Server-side publishing for both HTTP surfaces (decisions.md "Public edge routes": body
+// {channel, data, name?}, optional Idempotency-Key, 202 {id, channel} once durably in Kafka).
+// In this order, so that refusals cost nothing they should not:
+//   1 validate the body and the Idempotency-Key (400 with fields)
+//   2 the namespace is registered (404)
+//   3 serialized `data` over 262 144 bytes needs payload storage for the product (503, for good)
+//   4 Idempotency-Key: a duplicate answers the first publish's {id, channel} and counts nothing
+//   5 the product's publish quota (429 with Retry-After and RateLimit headers)
+//   6 data over the inline cap is stored, and the command carries its `ref`
+//   7 the Publish command is produced (acks=all); failure or timeout → 503
+import {
+  ApiError,
+  type Clock,
+  type Environment,
+  type FieldError,
+  type Logger,
+  newId,
+  systemClock,
+} from '@lattice/core';
+import { rateLimitHeaders } from '@lattice/redis';
+import { publishCommandRecord } from '../channel/channel-command.ts';
+import type { ChannelId } from '../channel/channel-id.ts';
+import type { NamespacePolicyLookup } from '../channel/policy-cache.ts';
+import { channelNameProblem, namespaceOf } from '../names.ts';
+import {
+  INLINE_PAYLOAD_MAX_BYTES,
+  type PayloadRef,
+  type PayloadStoreRegistry,
+} from '../payload/payload-store.ts';
+import type { ChannelCommandPublisher } from './command-publisher.ts';
+import { type IdempotencyStore, idempotencyKeyProblem } from './idempotency.ts';
+import type { PublishQuotaLimiter } from './publish-quota.ts';
+import { REALTIME_ERRORS } from './realtime-errors.ts';
+
+export const MESSAGE_NAME_MAX = 128;
+/** Content type given to stored payloads: they are the JSON text of `data`. */
+export const STORED_PAYLOAD_CONTENT_TYPE = 'application/json';
+
+export interface PublishRequest {
+  channel: string;
+  /** The serialized `data` (JSON text). */
+  dataJson: string;
+  name: string | null;
+}
+
+export interface PublishAnswer {
+  status: 202;
+  body: { id: string; channel: string };
+  /** RateLimit-Policy / RateLimit of the publish quota (absent on a replayed duplicate). */
+  headers: Record<string, string>;
+  /** True when an earlier publish with the same Idempotency-Key is answered again. */
+  replayed: boolean;
+}
+
+export interface MessagePublisher {
+  /**
+   * `body` as sent (without the management API's `environment`); `idempotencyKey` is the
+   * header's value when present. Throws ApiError for every refusal.
+   */
+  publish(input: {
+    productId: string;
+    environment: Environment;
+    body: unknown;
+    idempotencyKey?: string | undefined;
+    /** Who published (a key id, a member id), kept on the command for audits. */
+    publisher?: string | null;
+  }): Promise<PublishAnswer>;
+}
+
+/** Validation of the publish body: the fields it names, or the request. */
+export function parsePublishBody(body: unknown): { request: PublishRequest } | { fields: FieldError[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { fields: [{ path: 'body', message: 'must be a JSON object' }] };
+  }
+  const b = body as Record<string, unknown>;
+  const fields: FieldError[] = [];
+  for (const key of Object.keys(b)) {
+    if (!['channel', 'data', 'name'].includes(key))
+      fields.push({ path: `body.${key}`, message: 'is not allowed' });
+  }
+  if (typeof b.channel !== 'string')
+    fields.push({ path: 'body.channel', message: 'is required and must be a string' });
+  else {
+    const problem = channelNameProblem(b.channel);
+    if (problem) fields.push({ path: 'body.channel', message: problem });
+  }
+  if (!('data' in b)) fields.push({ path: 'body.data', message: 'is required' });
+  let name: string | null = null;
+  if (b.name !== undefined && b.name !== null) {
+    if (typeof b.name !== 'string' || b.name.length < 1 || b.name.length > MESSAGE_NAME_MAX)
+      fields.push({ path: 'body.name', message: `must be a string of 1 to ${MESSAGE_NAME_MAX} characters` });
+    else name = b.name;
+  }
+  if (fields.length > 0) return { fields };
+  return { request: { channel: b.channel as string, dataJson: JSON.stringify(b.data), name } };
+}
+
+/** The publish request, or the 400 naming every failing field (body and Idempotency-Key). */
+export function validPublish(body: unknown, idempotencyKey: string | undefined): PublishRequest {
+  const parsed = parsePublishBody(body);
+  const fields = 'fields' in parsed ? [...parsed.fields] : [];
+  if (idempotencyKey !== undefined) {
+    const problem = idempotencyKeyProblem(idempotencyKey);
+    if (problem) fields.push({ path: 'headers.idempotency-key', message: problem });
+  }
+  if ('fields' in parsed || fields.length > 0) throw REALTIME_ERRORS.validation(fields);
+  return parsed.request;
+}
+
+export interface MessagePublisherDeps {
+  policies: NamespacePolicyLookup;
+  payloads: PayloadStoreRegistry;
+  quota: PublishQuotaLimiter;
+  idempotency: IdempotencyStore;
+  commands: ChannelCommandPublisher;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export function createMessagePublisher(deps: MessagePublisherDeps): MessagePublisher {
+  const clock = deps.clock ?? systemClock;
+  const log = deps.logger.child({ component: 'realtime-publish' });
+  return {
+    async publish({ productId, environment, body, idempotencyKey, publisher }) {
+      const request = validPublish(body, idempotencyKey);
+
+      const namespace = namespaceOf(request.channel);
+      const policy = await deps.policies.get(productId, namespace).catch((err: unknown) => {
+        log.error({ err }, 'reading a namespace policy failed');
+        throw REALTIME_ERRORS.publishUnavailable();
+      });
+      if (policy === null) throw REALTIME_ERRORS.namespaceNotFound(namespace);
+      const dataBytes = Buffer.byteLength(request.dataJson, 'utf8');
+      const store = dataBytes > INLINE_PAYLOAD_MAX_BYTES ? deps.payloads.forProduct(productId) : null;
+      if (dataBytes > INLINE_PAYLOAD_MAX_BYTES && store === null)
+        throw REALTIME_ERRORS.payloadStorageNotProvisioned();
+
+      let messageId = newId();
+      let claim: Awaited<ReturnType<IdempotencyStore['claim']>> | null = null;
+      if (idempotencyKey !== undefined) {
+        try {
+          claim = await deps.idempotency.claim({
+            productId,
+            environment,
+            key: idempotencyKey,
+            channel: request.channel,
+            newMessageId: messageId,
+          });
+        } catch (err) {
+          if (err instanceof ApiError) throw err;
+          // Without Redis the key cannot be honoured; publishing anyway could publish twice.
+          log.warn({ err }, 'Idempotency-Key store unavailable');
+          throw REALTIME_ERRORS.publishUnavailable();
+        }
+        if (claim.kind === 'replay') {
+          return { status: 202, body: { id: claim.id, channel: claim.channel }, headers: {}, replayed: true };
+        }
+        messageId = claim.id;
+      }
+      const owner = claim?.kind === 'owner' ? claim : null;
+      try {
+        const outcome = await deps.quota.consume(productId, environment);
+        const headers = rateLimitHeaders([outcome]);
+        if (!outcome.result.allowed) throw REALTIME_ERRORS.quotaExceeded(headers);
+
+        let data: { json: string } | { ref: PayloadRef } = { json: request.dataJson };
+        if (store !== null) {
+          try {
+            data = {
+              ref: await store.put(
+                productId,
+                Buffer.from(request.dataJson, 'utf8'),
+                STORED_PAYLOAD_CONTENT_TYPE,
+              ),
+            };
+          } catch (err) {
+            log.error({ err, productId }, 'storing a payload failed');
+            throw REALTIME_ERRORS.payloadStorageUnavailable();
+          }
+        }
+        const id: ChannelId = { productId, environment, channel: request.channel };
+        const record = publishCommandRecord({
+          id,
+          commandId: newId(),
+          messageId,
+          name: request.name,
+          data,
+          publisher: publisher ?? null,
+          idempotencyKey: idempotencyKey ?? null,
+          issuedAtMs: clock.nowMs(),
+        });
+        try {
+          await deps.commands.publish(id, record);
+        } catch (err) {
+          log.warn({ err, productId, channel: request.channel }, 'a publish was not acknowledged by Kafka');
+          throw REALTIME_ERRORS.publishUnavailable();
+        }
+        await owner?.complete().catch((err: unknown) => {
+          // Published; only a later duplicate could now publish again, under the same id.
+          log.warn({ err }, 'could not record a completed Idempotency-Key');
+        });
+        return { status: 202, body: { id: messageId, channel: request.channel }, headers, replayed: false };
+      } catch (err) {
+        await owner?.release().catch(() => undefined);
+        throw err;
+      }
+    },
+  };
+}
+
+/** A deployment that configured no producer: requests are still validated, then refused (503). */
+export const UNCONFIGURED_MESSAGE_PUBLISHER: MessagePublisher = {
+  async publish({ body, idempotencyKey }) {
+    validPublish(body, idempotencyKey);
+    throw REALTIME_ERRORS.publishUnavailable('Publishing is not configured on this deployment');
+  },
+};

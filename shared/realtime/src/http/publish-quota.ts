@@ -1,0 +1,135 @@
+// The per-product publish quota (spec "Publish quota"): fixed windows of 10 s counted atomically
+// in Redis (the fixed-window script of @lattice/redis). Only crossing the hard limit is refused;
+// the sustained rate and the burst allowance (50/s × 10 s + 100 = 600 per window by default) are
+// the soft budget: a publish beyond it still passes, and is reported through `overSustained` so
+// the deployment can count it. Every number is configurable per deployment
+// (publishQuotaFromEnv). Redis unavailable: the in-process limiter answers (never a 5xx, never
+// an open door), as for the edge's per-IP limit.
+import { type Clock, ConfigError, type Environment, type Logger, systemClock } from '@lattice/core';
+import {
+  createFallbackRateLimiter,
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  type FixedWindowPolicy,
+  type RateLimiter,
+  type RateLimitOutcome,
+} from '@lattice/redis';
+import type { Redis } from 'ioredis';
+
+export interface PublishQuota {
+  /** Sustained publishes per second (soft). */
+  sustainedPerSecond: number;
+  windowMs: number;
+  /** Extra publishes per window above the sustained rate (soft). */
+  burstPerWindow: number;
+  /** Publishes per window; the one beyond is refused with 429. */
+  hardLimitPerWindow: number;
+}
+
+export const DEFAULT_PUBLISH_QUOTA: PublishQuota = {
+  sustainedPerSecond: 50,
+  windowMs: 10_000,
+  burstPerWindow: 100,
+  hardLimitPerWindow: 1100,
+};
+
+export const PUBLISH_QUOTA_POLICY_NAME = 'publish';
+
+/** The soft budget of one window: sustained rate over the window plus the burst allowance. */
+export function softLimitPerWindow(quota: PublishQuota): number {
+  return Math.floor((quota.sustainedPerSecond * quota.windowMs) / 1000) + quota.burstPerWindow;
+}
+
+export function publishQuotaPolicy(quota: PublishQuota): FixedWindowPolicy {
+  return { name: PUBLISH_QUOTA_POLICY_NAME, limit: quota.hardLimitPerWindow, windowMs: quota.windowMs };
+}
+
+export function checkPublishQuota(quota: PublishQuota): PublishQuota {
+  const ints: Array<[keyof PublishQuota, number]> = [
+    ['sustainedPerSecond', 0],
+    ['windowMs', 1],
+    ['burstPerWindow', 0],
+    ['hardLimitPerWindow', 1],
+  ];
+  for (const [name, min] of ints) {
+    const v = quota[name];
+    if (!Number.isSafeInteger(v) || v < min)
+      throw new ConfigError(`publish quota ${name} must be an integer >= ${min}`);
+  }
+  return quota;
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The deployment's quota from its environment (called by a composition root, which is where
+ * Lattice reads the environment): REALTIME_PUBLISH_SUSTAINED_PER_SECOND, REALTIME_PUBLISH_WINDOW_MS,
+ * REALTIME_PUBLISH_BURST, REALTIME_PUBLISH_HARD_LIMIT; unset ones keep the spec's defaults.
+ */
+export function publishQuotaFromEnv(env: Env, overrides: Partial<PublishQuota> = {}): PublishQuota {
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+    return n;
+  };
+  const d = DEFAULT_PUBLISH_QUOTA;
+  return checkPublishQuota({
+    sustainedPerSecond: read('REALTIME_PUBLISH_SUSTAINED_PER_SECOND', d.sustainedPerSecond),
+    windowMs: read('REALTIME_PUBLISH_WINDOW_MS', d.windowMs),
+    burstPerWindow: read('REALTIME_PUBLISH_BURST', d.burstPerWindow),
+    hardLimitPerWindow: read('REALTIME_PUBLISH_HARD_LIMIT', d.hardLimitPerWindow),
+    ...overrides,
+  });
+}
+
+export interface PublishQuotaOutcome extends RateLimitOutcome {
+  /** True when this publish passed but is beyond the sustained rate plus burst of its window. */
+  overSustained: boolean;
+}
+
+export interface PublishQuotaLimiter {
+  readonly quota: PublishQuota;
+  /** Counts one publish of the product in the environment, or refuses it (allowed false). */
+  consume(productId: string, environment: Environment): Promise<PublishQuotaOutcome>;
+}
+
+export interface PublishQuotaLimiterOptions {
+  redis: Redis;
+  /** config.redisKeyPrefix. */
+  keyPrefix: string;
+  quota?: PublishQuota;
+  logger: Logger;
+  clock?: Clock;
+  /** Called for every publish beyond the soft budget (a metrics counter). */
+  onOverSustained?: (productId: string, environment: Environment) => void;
+}
+
+/** Bucket of one product in one environment: development traffic never eats production's quota. */
+export function publishQuotaBucket(productId: string, environment: Environment): string {
+  return `${productId}:${environment}`;
+}
+
+export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): PublishQuotaLimiter {
+  const quota = checkPublishQuota(opts.quota ?? DEFAULT_PUBLISH_QUOTA);
+  const policy = publishQuotaPolicy(quota);
+  const soft = softLimitPerWindow(quota);
+  const clock = opts.clock ?? systemClock;
+  const limiter: RateLimiter = createFallbackRateLimiter({
+    primary: createRedisRateLimiter({ redis: opts.redis, policy, keyPrefix: opts.keyPrefix, clock }),
+    local: createMemoryRateLimiter({ policy, clock }),
+    logger: opts.logger,
+    clock,
+  });
+  return {
+    quota,
+    async consume(productId, environment) {
+      const result = await limiter.consume(publishQuotaBucket(productId, environment));
+      const overSustained = result.allowed && result.count > soft;
+      if (overSustained) opts.onOverSustained?.(productId, environment);
+      return { policy, result, overSustained };
+    },
+  };
+}

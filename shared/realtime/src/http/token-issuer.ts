@@ -1,0 +1,67 @@
+// Delegated token issuing for both HTTP surfaces (spec "Delegated token", "Authentication →
+// Delegated tokens"): validate the request (400 with fields), narrow every channel by its
+// namespace policy (only removes), 422 when nothing is left, sign with the environment's active
+// key, answer {token, gatewayUrl, expiresAt}. Policies are read fresh, so a namespace registered
+// a moment ago is honoured at once.
+import type { Clock, Environment } from '@lattice/core';
+import { systemClock } from '@lattice/core';
+import { namespaceOf } from '../names.ts';
+import type { NamespaceRepository } from '../namespace-repository.ts';
+import { signRealtimeToken } from '../realtime-token.ts';
+import type { SigningKeyStore } from '../signing-key-store.ts';
+import { narrowGrants, parseTokenRequest } from '../token-request.ts';
+import { REALTIME_ERRORS } from './realtime-errors.ts';
+
+export interface IssuedToken {
+  token: string;
+  gatewayUrl: string;
+  /** ISO 8601. */
+  expiresAt: string;
+}
+
+export interface TokenIssuer {
+  /** `body` is the request body as sent (without the management API's `environment`). */
+  issue(input: { productId: string; environment: Environment; body: unknown }): Promise<IssuedToken>;
+}
+
+export interface TokenIssuerDeps {
+  namespaces: Pick<NamespaceRepository, 'policies'>;
+  signingKeys: SigningKeyStore;
+  /** config.gatewayUrls: where the browser connects, per environment. */
+  gatewayUrls: Record<Environment, string>;
+  clock?: Clock;
+}
+
+export function createTokenIssuer(deps: TokenIssuerDeps): TokenIssuer {
+  const clock = deps.clock ?? systemClock;
+  return {
+    async issue({ productId, environment, body }) {
+      const parsed = parseTokenRequest(body);
+      if ('fields' in parsed) throw REALTIME_ERRORS.validation(parsed.fields);
+      const { request } = parsed;
+      const policies = await deps.namespaces.policies(
+        productId,
+        request.channels.map((c) => namespaceOf(c.name)),
+      );
+      const grants = narrowGrants(request.channels, (ns) => policies.get(ns));
+      if (grants.length === 0) throw REALTIME_ERRORS.noCapabilities();
+      const key = await deps.signingKeys.active(environment);
+      const { token, claims } = signRealtimeToken(
+        {
+          productId,
+          environment,
+          subject: request.subject,
+          grants,
+          ttlSeconds: request.ttlSeconds,
+          nowMs: clock.nowMs(),
+        },
+        key,
+      );
+      return {
+        token,
+        gatewayUrl: deps.gatewayUrls[environment],
+        expiresAt: new Date(claims.exp * 1000).toISOString(),
+      };
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// The publish benchmark's report: its own section of docs/benchmarks.md, between markers, so the
+// other benchmarks' sections stay as they are.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface Round {
+  label: string;
+  messages: number;
+  elapsedMs: number;
+  perSecond: number;
+  /** All sends answered (202 / acknowledged) per second, before the last is received. */
+  sentPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Server processes' CPU per message, edge + actors (e2e only). */
+  cpuUsPerMessage: number;
+  /** Breakdown per message: the edge process, the actors process (e2e), the load generator. */
+  edgeCpuUs: number;
+  actorsCpuUs: number;
+  generatorCpuUs: number;
+}
+
+export interface BenchResult {
+  at: Date;
+  machine: string;
+  settings: { messages: number; concurrency: number; channels: number; rounds: number };
+  rounds: Round[];
+  /** 1-minute load average before and after the run: other work on the machine shows here. */
+  loadAverage: { before: number; after: number };
+}
+
+const DOC = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
+const START = '<!-- bench:publish:start -->';
+const END = '<!-- bench:publish:end -->';
+
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+function bar(value: number, max: number, width = 50): string {
+  return '█'.repeat(Math.max(1, Math.round((value / max) * width))).padEnd(width);
+}
+
+export function writeReport(r: BenchResult, write: boolean): string[] {
+  const of = (kind: string) => r.rounds.filter((x) => x.label.startsWith(kind));
+  const summary = (kind: string) => {
+    const rows = of(kind);
+    return {
+      perSecond: median(rows.map((x) => x.perSecond)),
+      p50Ms: median(rows.map((x) => x.p50Ms)),
+      p99Ms: median(rows.map((x) => x.p99Ms)),
+      cpu: median(rows.map((x) => x.cpuUsPerMessage)),
+      edge: median(rows.map((x) => x.edgeCpuUs)),
+      actors: median(rows.map((x) => x.actorsCpuUs)),
+      generator: median(rows.map((x) => x.generatorCpuUs)),
+    };
+  };
+  const e2e = summary('e2e');
+  const bare = summary('bare');
+  const ratio = e2e.perSecond / bare.perSecond;
+  const stamp = `${r.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const maxRate = Math.max(e2e.perSecond, bare.perSecond);
+  const maxP99 = Math.max(e2e.p99Ms, bare.p99Ms);
+  const lines = [
+    START,
+    '## Realtime publishing: HTTP publish → history → fan-out vs a bare kafkajs loop',
+    '',
+    `Measured ${stamp} by \`npm run bench:publish\` on ${r.machine}. Kafka, PostgreSQL, Redis, the server`,
+    'process and the load generator share those cores. Per round ' +
+      `${r.settings.messages} messages to ${r.settings.channels} channels, ${r.settings.concurrency} in flight; ` +
+      `${r.settings.rounds} rounds of each, alternating, after a warm-up; figures are medians over rounds.`,
+    '',
+    '- **e2e**: `POST /{product}/realtime/messages` on the production edge with a public key (per-IP limit,',
+    '  key check, body cap and validation, namespace policy, publish quota in Redis), answered 202 once the',
+    '  command is durably in Kafka (acks=all, idempotent producer, group commit) → channel actor in the',
+    '  actors role (offset, history row in PostgreSQL, then fan-out) → Redis pub/sub → received by a pattern',
+    '  subscriber in the load generator. Latency: just before the HTTP request → the fan-out message arrives.',
+    '  After each round every message is checked to be in `channel_history`. The quota and per-IP limits are',
+    '  raised for the run (they would refuse the load by design).',
+    '- **bare**: a kafkajs producer and consumer on the same broker and nothing else: one `send()` per message',
+    '  (acks=all), the same concurrency, keys and count, into a fresh 12-partition topic. Latency: just',
+    '  before `send()` → `eachMessage`.',
+    '',
+    '| variant | msg/s | p50 ms | p99 ms | CPU µs/msg: edge | actors | load generator |',
+    '| ------- | ----: | -----: | -----: | ---------------: | -----: | -------------: |',
+    `| e2e     | ${e2e.perSecond.toFixed(0)} | ${e2e.p50Ms.toFixed(2)} | ${e2e.p99Ms.toFixed(2)} | ${e2e.edge.toFixed(0)} | ${e2e.actors.toFixed(0)} | ${e2e.generator.toFixed(0)} |`,
+    `| bare    | ${bare.perSecond.toFixed(0)} | ${bare.p50Ms.toFixed(2)} | ${bare.p99Ms.toFixed(2)} | — | — | ${bare.generator.toFixed(0)} |`,
+    '',
+    'CPU per message is process CPU time over the round divided by the messages (Kafka, PostgreSQL and',
+    'Redis not counted); the bare loop’s producer and consumer run in the load generator process.',
+    '',
+    `**Throughput ratio e2e / bare: ${ratio.toFixed(3)}** (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'missed'}).`,
+    '',
+    'Every round:',
+    '',
+    '| round | received msg/s | answered msg/s | p50 ms | p99 ms | elapsed s |',
+    '| ----- | -------------: | -------------: | -----: | -----: | --------: |',
+    ...r.rounds.map(
+      (x) =>
+        `| ${x.label} | ${x.perSecond.toFixed(0)} | ${x.sentPerSecond.toFixed(0)} | ${x.p50Ms.toFixed(2)} | ${x.p99Ms.toFixed(2)} | ${(x.elapsedMs / 1000).toFixed(2)} |`,
+    ),
+    '',
+    '"answered": all sends answered (HTTP 202, or the produce acknowledged) per second; "received": the',
+    'last message received (fan-out, or the consumer) per second.',
+    '',
+    `What bounds it (load average ${r.loadAverage.before.toFixed(1)} before the run, ${r.loadAverage.after.toFixed(1)} after,`,
+    'on 2 cores: other work on the machine takes its share too, so single rounds vary a lot):',
+    '',
+    '- In every e2e round answered ≈ received: the channel actors keep up with the edge, and the HTTP',
+    `  answers set the pace, about ${((1000 * r.settings.concurrency) / e2e.perSecond).toFixed(0)} ms per publish with ${r.settings.concurrency} in flight. In one instrumented run (6000`,
+    '  messages, ~50 ms per publish) the publish service spent about 10 ms in the quota script round trip',
+    '  to Redis and about 11 ms waiting for its group-committed produce (acks=all), validation well under',
+    '  a millisecond; the rest was the edge pipeline (per-IP script), HTTP, and waiting for a core.',
+    '- Per message the e2e path costs the edge and actors processes together about',
+    `  ${(e2e.edge + e2e.actors).toFixed(0)} µs of CPU, plus the work it gives PostgreSQL (a transaction per channel and batch:`,
+    '  state update and history insert), Redis (per-IP and quota scripts, the fan-out PUBLISH) and Kafka',
+    '  (a produce and a consume); the bare loop is one produce and one consume. Every one of those',
+    '  processes shares the same two cores, so throughput follows the total CPU per message.',
+    "- The latency gap (p50) is the actor host's cycle: fetch a batch, apply it (PostgreSQL), fan out,",
+    '  commit, fetch again; a message published during a cycle waits for the next one.',
+    '',
+    '```',
+    'messages per second (median)',
+    `e2e  ${bar(e2e.perSecond, maxRate)} ${e2e.perSecond.toFixed(0)}`,
+    `bare ${bar(bare.perSecond, maxRate)} ${bare.perSecond.toFixed(0)}`,
+    'p99 latency (median)',
+    `e2e  ${bar(e2e.p99Ms, maxP99)} ${e2e.p99Ms.toFixed(2)} ms`,
+    `bare ${bar(bare.p99Ms, maxP99)} ${bare.p99Ms.toFixed(2)} ms`,
+    '```',
+    END,
+  ];
+  const section = lines.join('\n');
+  if (write) {
+    const doc = readFileSync(DOC, 'utf8');
+    const start = doc.indexOf(START);
+    const end = doc.indexOf(END);
+    const next =
+      start >= 0 && end > start
+        ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}`
+        : `${doc.trimEnd()}\n\n${section}\n`;
+    writeFileSync(DOC, next);
+  }
+  return [
+    `e2e ${e2e.perSecond.toFixed(0)} msg/s (p50 ${e2e.p50Ms.toFixed(2)} ms, p99 ${e2e.p99Ms.toFixed(2)} ms)`,
+    `bare ${bare.perSecond.toFixed(0)} msg/s (p50 ${bare.p50Ms.toFixed(2)} ms, p99 ${bare.p99Ms.toFixed(2)} ms)`,
+    `ratio ${ratio.toFixed(3)} (target >= 0.5)${write ? '; written to docs/benchmarks.md' : ''}`,
+  ];
+}

@@ -1,0 +1,469 @@
+// Integration harness of the realtime HTTP surfaces: real Kafka, Redis and PostgreSQL; the
+// actors role with the channel actor kind in this process (as `lattice start actors` runs it);
+// and "stacks" of the management API plus both public edges (production and development) over
+// one realtime runtime each (startRealtimeHttpRuntime), so a test can choose the deployment:
+// quota numbers, payload storage, a clock, or a Kafka that is not there. Unique topic prefix,
+// Redis key prefix and products per file.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalogTopicNames, channelActorRegistration, startActorsRole } from '@lattice/actors';
+import {
+  type Clock,
+  createLogger,
+  type Environment,
+  type LatticeConfig,
+  type Logger,
+  sleep,
+} from '@lattice/core';
+import { createToolkitRegistry, type RunningEdge, registerRealtimeToolkit, startEdge } from '@lattice/edge';
+import { createKafka } from '@lattice/kafka';
+import { type RunningManagement, startManagement } from '@lattice/management';
+import {
+  createFilesystemPayloadStore,
+  createPayloadStoreRegistry,
+  type PublishQuota,
+  type RealtimeHttpRuntime,
+  startRealtimeHttpRuntime,
+} from '@lattice/realtime';
+import { closeRedis, createRedis } from '@lattice/redis';
+import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import type { Redis } from 'ioredis';
+import { Kafka, type Kafka as KafkaClient, logLevel } from 'kafkajs';
+import { Registry } from 'prom-client';
+
+import { testConfig, uniqueName } from '../../support/env.ts';
+
+export interface Answer<T = unknown> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or the text when the body is not JSON. */
+  body: T;
+}
+
+export interface ErrorAnswerBody {
+  error: { code: string; message: string; step?: string; fields?: Array<{ path: string; message: string }> };
+}
+
+export interface StackOptions {
+  /** Default: the spec's defaults. */
+  quota?: PublishQuota;
+  /** Payload storage for every product (default) or for none. */
+  payloads?: 'all' | 'none';
+  /** The runtime's clock (quota windows, issued_at, history cutoffs). */
+  clock?: Clock;
+  /** A Kafka nobody answers on: every publish fails (503). */
+  kafkaUnavailable?: boolean;
+  publishTimeoutMs?: number;
+  /** The edges' per-IP limit (default: high enough never to refuse). */
+  perIpRequestsPerMinute?: number;
+}
+
+export interface Stack {
+  runtime: RealtimeHttpRuntime;
+  /** Where this stack's payload storage keeps stored payloads. */
+  payloadDir: string;
+  management: RunningManagement;
+  edges: Record<Environment, RunningEdge>;
+  close(): Promise<void>;
+}
+
+export interface Product {
+  productId: string;
+  ownerToken: string;
+  /** A realtime key (`rtk_`) of the product, made through the management API. */
+  rtkKey: string;
+}
+
+export interface RealtimeHttpBase {
+  config: LatticeConfig;
+  db: Db;
+  logger: Logger;
+  kafka: KafkaClient;
+  redis: Redis;
+  newProduct(management: RunningManagement): Promise<Product>;
+  startStack(opts?: StackOptions): Promise<Stack>;
+  close(): Promise<void>;
+}
+
+export async function createRealtimeHttpBase(label: string): Promise<RealtimeHttpBase> {
+  const config = testConfig({
+    kafkaTopicPrefix: `${uniqueName(label)}.`,
+    redisKeyPrefix: `${uniqueName(label)}:`,
+    managementPort: 0,
+    publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
+    snapshotRefreshMs: 500,
+    // Tests send far more than 100 requests a minute from 127.0.0.1; one test lowers it.
+    perIpRequestsPerMinute: 1_000_000,
+  });
+  const logger = createLogger({ name: label, level: config.logLevel });
+  const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
+  await migrateLatest(db, logger);
+  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: label, logger });
+  const redis = createRedis({ url: config.redisUrl, logger, name: `${label}-actors` });
+  const actors = await startActorsRole({
+    config,
+    kafka,
+    logger,
+    registry: new Registry(),
+    kinds: [channelActorRegistration({ db, redis, logger, redisKeyPrefix: config.redisKeyPrefix })],
+  });
+  const stacks: Stack[] = [];
+  const dirs: string[] = [];
+  const products: string[] = [];
+
+  async function startStack(opts: StackOptions = {}): Promise<Stack> {
+    const dir = await mkdtemp(join(tmpdir(), 'lattice-payloads-'));
+    dirs.push(dir);
+    const runtime = startRealtimeHttpRuntime({
+      config,
+      db,
+      logger,
+      name: uniqueName('rt-http'),
+      ...(opts.kafkaUnavailable
+        ? {
+            kafka: new Kafka({
+              clientId: 'nowhere',
+              brokers: ['127.0.0.1:1'],
+              connectionTimeout: 300,
+              // The idempotent producer refuses retries: 0; a few quick ones, then it gives up.
+              retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 300 },
+              logLevel: logLevel.NOTHING,
+            }),
+          }
+        : { kafka }),
+      payloads: createPayloadStoreRegistry({
+        store: createFilesystemPayloadStore({ dir }),
+        products: opts.payloads === 'none' ? [] : 'all',
+      }),
+      ...(opts.quota ? { quota: opts.quota } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      publishTimeoutMs: opts.publishTimeoutMs ?? (opts.kafkaUnavailable ? 2000 : 10_000),
+      policyCacheTtlMs: 0,
+    });
+    const mgmtRedis = createRedis({ url: config.redisUrl, logger, name: 'rt-http-mgmt' });
+    const management = await startManagement({
+      config,
+      db,
+      logger,
+      registry: new Registry(),
+      redis: mgmtRedis,
+      realtime: runtime.http,
+      validateResponses: true,
+    });
+    const limitRedis: Redis[] = [];
+    const edges = {} as Record<Environment, RunningEdge>;
+    for (const environment of ['production', 'development'] as const) {
+      const toolkits = createToolkitRegistry();
+      registerRealtimeToolkit(toolkits, { realtime: runtime.http });
+      const r = createRedis({ url: config.redisUrl, logger, name: `rt-http-edge-${environment}` });
+      limitRedis.push(r);
+      edges[environment] = await startEdge({
+        // A per-IP limit of its own counts in a key space of its own (the other stacks' edges
+        // count 127.0.0.1 too); such an edge sees new keys on its periodic refresh.
+        config: opts.perIpRequestsPerMinute
+          ? {
+              ...config,
+              perIpRequestsPerMinute: opts.perIpRequestsPerMinute,
+              redisKeyPrefix: `${uniqueName('rt-ip')}:`,
+            }
+          : config,
+        environment,
+        db,
+        redis: r,
+        logger,
+        registry: new Registry(),
+        toolkits,
+      });
+    }
+    const stack: Stack = {
+      runtime,
+      payloadDir: dir,
+      management,
+      edges,
+      async close() {
+        await Promise.all(Object.values(edges).map((e) => e.close()));
+        await management.close();
+        await runtime.close();
+        await closeRedis(mgmtRedis);
+        await Promise.all(limitRedis.map((r) => closeRedis(r)));
+      },
+    };
+    stacks.push(stack);
+    return stack;
+  }
+
+  return {
+    config,
+    db,
+    logger,
+    kafka,
+    redis,
+    async newProduct(management) {
+      const boot = await bootstrapProduct(db, { name: uniqueName(label) });
+      products.push(boot.product_id);
+      const created = await mgmt<{ key: string }>(
+        management,
+        'POST',
+        '/realtime/api-keys',
+        boot.owner_token,
+        {
+          name: 'tests',
+        },
+      );
+      if (created.status !== 201) throw new Error(`rtk_ key: ${created.status}`);
+      return { productId: boot.product_id, ownerToken: boot.owner_token, rtkKey: created.body.key };
+    },
+    startStack,
+    async close() {
+      for (const s of stacks.splice(0)) await s.close();
+      await actors.stop();
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.deleteTopics({ topics: catalogTopicNames(config.kafkaTopicPrefix) }).catch(() => undefined);
+      await admin.disconnect();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+      await closeRedis(redis);
+      await db.destroy();
+    },
+  };
+}
+
+async function answerOf<T>(res: Response): Promise<Answer<T>> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.status, headers: res.headers, body: body as T };
+}
+
+/** One management API request; `body` is JSON-encoded unless it is a string (sent as is). */
+export async function mgmt<T = ErrorAnswerBody>(
+  management: { url: string },
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
+  const res = await fetch(`${management.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  return answerOf<T>(res);
+}
+
+/** One public edge request under `/{product}/realtime`. */
+export async function edge<T = ErrorAnswerBody>(
+  running: { url: string },
+  productId: string,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
+  const res = await fetch(`${running.url}/${productId}/realtime${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  return answerOf<T>(res);
+}
+
+/**
+ * A public key of the product for the realtime toolkit, made by the owner through the management
+ * API, once the edge of its environment accepts it (change notification or next snapshot).
+ */
+export async function publicKey(stack: Stack, product: Product, environment: Environment = 'production') {
+  const created = await mgmt<{ key: string }>(
+    stack.management,
+    'POST',
+    '/organization/public-keys',
+    product.ownerToken,
+    {
+      name: uniqueName('rt').slice(0, 64),
+      scope: { kind: 'toolkit', toolkit: 'realtime' },
+      environment,
+    },
+  );
+  if (created.status !== 201)
+    throw new Error(`public key: ${created.status} ${JSON.stringify(created.body)}`);
+  const key = created.body.key;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const probe = await edge(
+      stack.edges[environment],
+      product.productId,
+      'GET',
+      '/channels/x:y/presence/stats',
+      key,
+    );
+    if (probe.status !== 401) return key;
+    if (Date.now() > deadline) throw new Error('the edge never accepted the new public key');
+    await sleep(50);
+  }
+}
+
+export async function putNamespace(
+  stack: Stack,
+  product: Product,
+  name: string,
+  policy: Partial<{
+    presence: boolean;
+    client_events: boolean;
+    history_window_seconds: number;
+    archive_days: number;
+  }>,
+) {
+  const answer = await mgmt(
+    stack.management,
+    'PUT',
+    `/realtime/namespaces/${name}`,
+    product.ownerToken,
+    policy,
+  );
+  if (answer.status !== 201 && answer.status !== 200) throw new Error(`namespace ${name}: ${answer.status}`);
+}
+
+export interface HistoryEntry {
+  id: string;
+  offset: number;
+  epoch: string;
+  data?: unknown;
+  ref?: { bucket_key: string; size: number; content_type?: string };
+  name?: string;
+  published_at: string;
+}
+
+export interface HistoryBody {
+  data: HistoryEntry[];
+  epoch: string;
+  top_offset: number;
+  recovered: boolean;
+}
+
+/** Polls the management API's history until `done` holds. */
+export async function waitForHistory(
+  stack: Stack,
+  token: string,
+  channel: string,
+  done: (h: HistoryBody) => boolean,
+  opts: { query?: string; timeoutMs?: number; environment?: Environment } = {},
+): Promise<HistoryBody> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  const query = `${opts.query ?? 'last_n=1000'}${opts.environment ? `&environment=${opts.environment}` : ''}`;
+  for (;;) {
+    const answer = await mgmt<HistoryBody>(
+      stack.management,
+      'GET',
+      `/realtime/channels/${encodeURIComponent(channel)}/history?${query}`,
+      token,
+    );
+    if (answer.status !== 200) throw new Error(`history: ${answer.status} ${JSON.stringify(answer.body)}`);
+    if (done(answer.body)) return answer.body;
+    if (Date.now() > deadline)
+      throw new Error(`history never got there: ${JSON.stringify(answer.body).slice(0, 500)}`);
+    await sleep(50);
+  }
+}
+
+export function errorOf(answer: Answer<unknown>): ErrorAnswerBody['error'] {
+  return ((answer.body as ErrorAnswerBody | null)?.error ?? {}) as ErrorAnswerBody['error'];
+}
+
+/** A JSON body of exactly `bytes` bytes: `value` serialized, padded with spaces. */
+export function paddedJson(value: unknown, bytes: number): string {
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) > bytes) throw new Error(`${text.length} > ${bytes}`);
+  return text + ' '.repeat(bytes - Buffer.byteLength(text));
+}
+
+/** A string whose JSON serialization (with the quotes) is exactly `bytes` bytes. */
+export function jsonStringOfBytes(bytes: number): string {
+  return 'x'.repeat(bytes - 2);
+}
+
+/** One way in: the public edge with a public key, or the management API with a credential. */
+export interface Caller {
+  name: string;
+  issueToken(body: unknown, headers?: Record<string, string>): Promise<Answer>;
+  publish(body: unknown, headers?: Record<string, string>): Promise<Answer>;
+  history(channel: string, query: string): Promise<Answer>;
+  presence(channel: string): Promise<Answer>;
+}
+
+/** The three callers of the realtime table: edge + public key, management + owner, management + rtk_. */
+export function callers(
+  stack: Stack,
+  product: Product,
+  key: string,
+  environment: Environment = 'production',
+) {
+  const e = stack.edges[environment];
+  const env = environment === 'production' ? {} : { environment };
+  const envQuery = environment === 'production' ? '' : `&environment=${environment}`;
+  const withEnv = (body: unknown) =>
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...body, ...env } : body;
+  const viaEdge: Caller = {
+    name: `edge (${environment}, public key)`,
+    issueToken: (body, headers) => edge(e, product.productId, 'POST', '/tokens/issue', key, body, headers),
+    publish: (body, headers) => edge(e, product.productId, 'POST', '/messages', key, body, headers),
+    history: (channel, query) =>
+      edge(e, product.productId, 'GET', `/channels/${encodeURIComponent(channel)}/history?${query}`, key),
+    presence: (channel) =>
+      edge(e, product.productId, 'GET', `/channels/${encodeURIComponent(channel)}/presence`, key),
+  };
+  const viaManagement = (name: string, token: string): Caller => ({
+    name: `management (${environment}, ${name})`,
+    issueToken: (body, headers) =>
+      mgmt(
+        stack.management,
+        'POST',
+        '/realtime/tokens',
+        token,
+        typeof body === 'string' ? body : withEnv(body),
+        headers,
+      ),
+    publish: (body, headers) =>
+      mgmt(
+        stack.management,
+        'POST',
+        '/realtime/messages',
+        token,
+        typeof body === 'string' ? body : withEnv(body),
+        headers,
+      ),
+    history: (channel, query) =>
+      mgmt(
+        stack.management,
+        'GET',
+        `/realtime/channels/${encodeURIComponent(channel)}/history?${query}${envQuery}`,
+        token,
+      ),
+    presence: (channel) =>
+      mgmt(
+        stack.management,
+        'GET',
+        `/realtime/channels/${encodeURIComponent(channel)}/presence${envQuery ? `?${envQuery.slice(1)}` : ''}`,
+        token,
+      ),
+  });
+  return [
+    viaEdge,
+    viaManagement('owner token', product.ownerToken),
+    viaManagement('rtk_ key', product.rtkKey),
+  ];
+}
