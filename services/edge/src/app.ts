@@ -3,7 +3,7 @@
 // variables, opens connections or starts timers (startEdge does, in server.ts).
 import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
 import type { RateLimiter } from '@lattice/redis';
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import { edgeErrorHandler } from './edge-error-handler.ts';
 import { type EdgeMetrics, NO_EDGE_METRICS } from './edge-metrics.ts';
 import { edgePipeline } from './edge-pipeline.ts';
@@ -33,7 +33,8 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
   app.disable('x-powered-by');
   // Answers are per request and never cached; hashing every body for an ETag is wasted work.
   app.set('etag', false);
-  app.set('trust proxy', parseTrustProxy(deps.trustProxy));
+  const trustProxy = parseTrustProxy(deps.trustProxy);
+  app.set('trust proxy', trustProxy);
 
   // Readiness for load balancers: outside the product paths, not rate limited, and the same
   // on both environments (it says whether a key snapshot is loaded, nothing else).
@@ -51,6 +52,9 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
       metrics: deps.metrics ?? NO_EDGE_METRICS,
       clock: deps.clock ?? systemClock,
       revokedGraceMs: deps.revokedGraceMs,
+      // Trusting no proxy, req.ip is the socket's address: read it without parsing
+      // X-Forwarded-For only for proxy-addr to discard it on every request.
+      ...(trustProxy === false ? { clientAddress: (req: Request) => req.socket.remoteAddress } : {}),
     }),
   );
   app.use(edgeErrorHandler(logger));

@@ -32,6 +32,8 @@ interface Family {
   requests: Counter<'environment' | 'outcome'>;
   fallbacks: Counter<'environment' | 'policy'>;
   snapshots: Map<Environment, () => SnapshotStats>;
+  /** Moves the request counts each edge keeps in plain numbers into `requests`; run on scrape. */
+  requestFlushers: Set<() => void>;
 }
 
 const families = new WeakMap<Registry, Family>();
@@ -41,6 +43,7 @@ function familyOn(registry: Registry, clock: Clock): Family {
   if (existing) return existing;
   const registers = [registry];
   const snapshots = new Map<Environment, () => SnapshotStats>();
+  const requestFlushers = new Set<() => void>();
   new Gauge({
     name: 'lattice_edge_key_snapshot_keys',
     help: 'Public keys in the edge snapshot (active plus revoked within the last window)',
@@ -91,6 +94,9 @@ function familyOn(registry: Registry, clock: Clock): Family {
       help: 'Requests answered by the edge: passed to a toolkit, or the refusal code',
       labelNames: ['environment', 'outcome'],
       registers,
+      collect() {
+        for (const flush of requestFlushers) flush();
+      },
     }),
     fallbacks: new Counter({
       name: 'lattice_edge_rate_limit_fallbacks_total',
@@ -99,6 +105,7 @@ function familyOn(registry: Registry, clock: Clock): Family {
       registers,
     }),
     snapshots,
+    requestFlushers,
   };
   families.set(registry, family);
   return family;
@@ -106,16 +113,31 @@ function familyOn(registry: Registry, clock: Clock): Family {
 
 export function edgeMetrics(registry: Registry, environment: Environment, clock: Clock): EdgeMetrics {
   const f = familyOn(registry, clock);
-  // Pre-bound children: the passed-request counter is on the hot path.
-  const passed = f.requests.labels({ environment, outcome: 'passed' });
+  // Every request counts once. Even a pre-bound prom-client child hashes and validates its labels
+  // on each inc(), so the edge counts in plain numbers (one per outcome, a bounded set) and moves
+  // them into the counter when it is scraped: the exported values are the same.
+  let passed = 0;
+  const refused = new Map<string, number>();
+  f.requestFlushers.add(() => {
+    if (passed > 0) {
+      f.requests.inc({ environment, outcome: 'passed' }, passed);
+      passed = 0;
+    }
+    for (const [outcome, count] of refused) {
+      if (count > 0) f.requests.inc({ environment, outcome }, count);
+      refused.set(outcome, 0);
+    }
+  });
   return {
     snapshotReloaded(trigger, durationMs) {
       f.reloads.inc({ environment, trigger });
       f.reloadSeconds.inc({ environment }, durationMs / 1000);
     },
     snapshotReloadFailed: (trigger) => f.reloadFailures.inc({ environment, trigger }),
-    requestOutcome: (outcome) =>
-      outcome === 'passed' ? passed.inc() : f.requests.inc({ environment, outcome }),
+    requestOutcome(outcome) {
+      if (outcome === 'passed') passed += 1;
+      else refused.set(outcome, (refused.get(outcome) ?? 0) + 1);
+    },
     rateLimitFallback: (policy) => f.fallbacks.inc({ environment, policy }),
     watchSnapshot(stats) {
       f.snapshots.set(environment, stats);

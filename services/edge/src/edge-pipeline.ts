@@ -5,11 +5,14 @@
 //   3 public key check (keyed routes only)    in-memory snapshot; keyless routes read no key
 //   4 strip the key headers                   the toolkit never sees a credential
 //   5 the toolkit's handler                   501 until a toolkit registers one
-// It is one middleware rather than five so the hot path pays for one express layer.
+// It is one middleware rather than five so the hot path pays for one express layer, and it stays
+// synchronous when the limiter can answer without I/O (a leased unit, see per-ip-limit.ts): no
+// promise, closure or per-request header formatting beyond the `RateLimit` value. Refusals are
+// thrown; express hands a synchronous throw and a rejected promise alike to the error handler.
 import type { ApiError, Clock, Environment } from '@lattice/core';
 import { checkPublicKey, readPresentedKey } from '@lattice/keys';
-import { type RateLimiter, rateLimitHeader, rateLimitPolicyHeader, retryAfterHeader } from '@lattice/redis';
-import type { RequestHandler } from 'express';
+import { type RateLimiter, type RateLimitResult, singlePolicyHeaders } from '@lattice/redis';
+import type { Request, RequestHandler, Response } from 'express';
 import { EDGE_ERRORS } from './edge-errors.ts';
 import type { EdgeMetrics } from './edge-metrics.ts';
 import { stripKeyHeadersFrom } from './key-headers.ts';
@@ -29,26 +32,31 @@ export interface EdgePipelineDeps {
   clock: Clock;
   /** How long a revoked key answers 403 before 401: one snapshot window. */
   revokedGraceMs: number;
+  /**
+   * The client address the limit counts (express's `req.ip` under `trust proxy`); undefined only
+   * for a socket already gone. Default: `req.ip`.
+   */
+  clientAddress?: (req: Request) => string | undefined;
 }
+
+const requestIp = (req: Request): string | undefined => req.ip;
 
 export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
   const { environment, snapshots, limiter, matcher, toolkits, metrics, clock, revokedGraceMs } = deps;
-  const policy = limiter.policy;
-  let policyHeader: string | undefined;
+  const clientAddress = deps.clientAddress ?? requestIp;
+  const headers = singlePolicyHeaders(limiter.policy);
+  const tryConsume = limiter.tryConsume?.bind(limiter);
 
   function refuse(error: ApiError): never {
     metrics.requestOutcome(error.code);
     throw error;
   }
 
-  return async (req, res) => {
-    // req.ip follows `trust proxy`; it is undefined only for a socket already gone.
-    const result = await limiter.consume(perIpBucket(environment, req.ip ?? 'unknown'));
-    const outcomes = [{ policy, result }];
-    policyHeader ??= rateLimitPolicyHeader(outcomes);
-    res.setHeader('RateLimit-Policy', policyHeader);
-    res.setHeader('RateLimit', rateLimitHeader(outcomes));
-    if (!result.allowed) refuse(EDGE_ERRORS.rateLimited(retryAfterHeader(outcomes) ?? '1'));
+  /** Steps 2 to 5, once the limit has answered. */
+  function afterLimit(req: Request, res: Response, result: RateLimitResult): void | Promise<void> {
+    res.setHeader('RateLimit-Policy', headers.policy);
+    res.setHeader('RateLimit', headers.rateLimit(result));
+    if (!result.allowed) refuse(EDGE_ERRORS.rateLimited(String(result.retryAfterSeconds)));
 
     let target: ReturnType<typeof splitPublicPath>;
     try {
@@ -78,7 +86,7 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
     // Keyless routes read no key, but a credential sent to them is stripped all the same.
     stripKeyHeadersFrom(req);
     metrics.requestOutcome('passed');
-    await toolkits.handlerFor(match.route)({
+    return toolkits.handlerFor(match.route)({
       environment,
       productId: target.productId,
       route: match.route,
@@ -87,5 +95,12 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
       req,
       res,
     });
+  }
+
+  return (req, res) => {
+    const bucket = perIpBucket(environment, clientAddress(req) ?? 'unknown');
+    const known = tryConsume?.(bucket, 1);
+    if (known !== undefined) return afterLimit(req, res, known);
+    return limiter.consume(bucket, 1).then((result) => afterLimit(req, res, result));
   };
 }

@@ -10,7 +10,6 @@ export { createKeySnapshotHolder } from './key-snapshot-holder.ts';
 export type { KeySnapshotHolder, KeySnapshotSource } from './key-snapshot-source.ts';
 export type { PerIpLimiterOptions } from './per-ip-limit.ts';
 export { createPerIpLimiter, PER_IP_POLICY_NAME, perIpPolicy } from './per-ip-limit.ts';
-export { createBatchedRateLimiter } from './rate-limiter.batched.ts';
 export type { RouteMatcher, RouteResolution } from './route-matcher.ts';
 export { createRouteMatcher } from './route-matcher.ts';
 export type { RunningEdge, StartEdgeOptions } from './server.ts';

@@ -30,4 +30,15 @@ describe('stripKeyHeadersFrom', () => {
     expect(req.headersDistinct).to.deep.equal({ accept: ['*/*'] });
     expect(req.rawHeaders).to.deep.equal(['Accept', '*/*', 'X-Other', 'v']);
   });
+
+  it('leaves a request without key headers untouched', () => {
+    const rawHeaders = ['Accept', '*/*', 'X-Authorization-Hint', 'v'];
+    const req = {
+      headers: { accept: '*/*', 'x-authorization-hint': 'v' },
+      rawHeaders,
+    } as unknown as IncomingMessage;
+    stripKeyHeadersFrom(req);
+    expect(req.rawHeaders).to.equal(rawHeaders);
+    expect(req.rawHeaders).to.deep.equal(['Accept', '*/*', 'X-Authorization-Hint', 'v']);
+  });
 });

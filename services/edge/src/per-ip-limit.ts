@@ -2,14 +2,19 @@
 // Redis so every edge node shares one count, with the in-process limiter answering while Redis
 // is unavailable (DESIGN principle 5: never a 5xx, never an open door).
 //
+// The count is kept by LEASING (createLeasedRateLimiter): a node takes a share of an address's
+// remaining allowance from Redis and admits that address's requests locally until the share is
+// used, so most requests cost no Redis round trip, while the nodes together never admit more than
+// the limit and one node alone refuses exactly the 101st request (docs/public-edge.md).
+//
 // Each environment counts separately (the bucket id carries it): the two edges are separate
 // deployments, and development traffic must not eat production's allowance. The policy name in
 // the headers is the same for both, so the headers do not tell the environments apart.
 import type { Clock, Environment, Logger } from '@lattice/core';
 import {
   createFallbackRateLimiter,
+  createLeasedRateLimiter,
   createMemoryRateLimiter,
-  createRedisRateLimiter,
   type FallbackRateLimiter,
   type FixedWindowPolicy,
 } from '@lattice/redis';
@@ -36,8 +41,11 @@ export function createPerIpLimiter(opts: PerIpLimiterOptions): FallbackRateLimit
   const policy = perIpPolicy(opts.requestsPerMinute);
   const clock = opts.clock ? { clock: opts.clock } : {};
   return createFallbackRateLimiter({
-    primary: createRedisRateLimiter({ redis: opts.redis, policy, keyPrefix: opts.keyPrefix, ...clock }),
+    // The leased limiter bounds its own lease requests (250 ms), and most calls never wait for
+    // Redis: no timer per call here.
+    primary: createLeasedRateLimiter({ redis: opts.redis, policy, keyPrefix: opts.keyPrefix, ...clock }),
     local: createMemoryRateLimiter({ policy, ...clock }),
+    timeoutMs: 0,
     logger: opts.logger,
     ...(opts.metrics ? { countFallback: opts.metrics.rateLimitFallback } : {}),
     ...clock,

@@ -22,7 +22,6 @@ import { type KeyChangeSubscription, subscribeKeyChanges } from './key-change-su
 import { createKeySnapshotHolder } from './key-snapshot-holder.ts';
 import type { KeySnapshotHolder } from './key-snapshot-source.ts';
 import { createPerIpLimiter } from './per-ip-limit.ts';
-import { createBatchedRateLimiter } from './rate-limiter.batched.ts';
 import { createToolkitRegistry, type ToolkitRegistry } from './toolkit-registry.ts';
 
 export interface StartEdgeOptions {
@@ -31,8 +30,8 @@ export interface StartEdgeOptions {
   db: DbExecutor;
   /**
    * Command connection for the per-IP limit, not closed by close(): the caller owns it. The edge
-   * turns ioredis auto-pipelining on for it, which its batched limiter relies on to send one
-   * turn's counter updates as one write; give it a connection of its own.
+   * turns ioredis auto-pipelining on for it, which its leased limiter relies on to send one
+   * turn's lease requests as one write; give it a connection of its own.
    */
   redis: Redis;
   logger: Logger;
@@ -113,16 +112,14 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
   const app = createEdgeApp({
     environment,
     snapshots,
-    limiter: createBatchedRateLimiter(
-      createPerIpLimiter({
-        redis: opts.redis,
-        requestsPerMinute: config.perIpRequestsPerMinute,
-        keyPrefix: config.redisKeyPrefix,
-        logger: log,
-        metrics,
-        clock,
-      }),
-    ),
+    limiter: createPerIpLimiter({
+      redis: opts.redis,
+      requestsPerMinute: config.perIpRequestsPerMinute,
+      keyPrefix: config.redisKeyPrefix,
+      logger: log,
+      metrics,
+      clock,
+    }),
     toolkits: opts.toolkits ?? createToolkitRegistry(),
     logger,
     trustProxy: config.trustProxy,

@@ -10,4 +10,11 @@ export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.
 export { isUuid, newId } from './ids.ts';
 export type { Logger, LogLevel } from './logger.ts';
 export { createLogger } from './logger.ts';
-export { constantTimeEqual, mintSecret, parseSecret, sha256Hex, visiblePart } from './secrets.ts';
+export {
+  constantTimeEqual,
+  mintSecret,
+  parseSecret,
+  sha256Hex,
+  sha256HexEqual,
+  visiblePart,
+} from './secrets.ts';

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { constantTimeEqual, mintSecret, parseSecret, sha256Hex, visiblePart } from './secrets.ts';
+import {
+  constantTimeEqual,
+  mintSecret,
+  parseSecret,
+  sha256Hex,
+  sha256HexEqual,
+  visiblePart,
+} from './secrets.ts';
 
 describe('secrets', () => {
   it('mints prefix + 32 hex characters, different every time', () => {
@@ -16,6 +23,22 @@ describe('secrets', () => {
     expect(constantTimeEqual('lmt_abc', 'lmt_abc')).to.equal(true);
     expect(constantTimeEqual('lmt_abc', 'lmt_abd')).to.equal(false);
     expect(constantTimeEqual('lmt_ab', 'lmt_abc')).to.equal(false);
+  });
+
+  it('compares SHA-256 hex digests without hashing them again', () => {
+    const a = sha256Hex('lpk_a');
+    const b = sha256Hex('lpk_b');
+    expect(sha256HexEqual(a, a)).to.equal(true);
+    expect(sha256HexEqual(a, sha256Hex('lpk_a'))).to.equal(true);
+    expect(sha256HexEqual(a, b)).to.equal(false);
+    // Only the last byte differs.
+    expect(sha256HexEqual(a, `${a.slice(0, 62)}${a.endsWith('00') ? '01' : '00'}`)).to.equal(false);
+    // Malformed digests equal nothing, not even themselves.
+    expect(sha256HexEqual(a.slice(0, 62), a.slice(0, 62))).to.equal(false);
+    expect(sha256HexEqual(`${a.slice(0, 62)}zz`, `${a.slice(0, 62)}zz`)).to.equal(false);
+    expect(sha256HexEqual('', '')).to.equal(false);
+    // A bad call leaves nothing behind for the next one.
+    expect(sha256HexEqual(b, b)).to.equal(true);
   });
 
   it('parses and shows only the first eight characters of the body', () => {

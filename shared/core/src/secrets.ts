@@ -1,5 +1,7 @@
 // Credentials are shown once and stored as SHA-256; every comparison is constant time.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// Hashing uses the one-shot crypto.hash(): no Hash object per call for the garbage collector to
+// finalise, which matters on the public edge, where every keyed request hashes its key.
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** `prefix` + 32 hex characters from 128 random bits, e.g. `lpk_3f…`. */
 export function mintSecret(prefix: string): string {
@@ -7,14 +9,35 @@ export function mintSecret(prefix: string): string {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time equality of two strings; unequal lengths still take one digest comparison. */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a, 'utf8').digest();
-  const db = createHash('sha256').update(b, 'utf8').digest();
+  const da = hash('sha256', a, 'buffer');
+  const db = hash('sha256', b, 'buffer');
   return timingSafeEqual(da, db) && a.length === b.length;
+}
+
+// Scratch space for sha256HexEqual: JavaScript runs one call at a time and the comparison never
+// yields, so two fixed buffers serve every call without allocating.
+const SHA256_BYTES = 32;
+const scratchA = Buffer.alloc(SHA256_BYTES);
+const scratchB = Buffer.alloc(SHA256_BYTES);
+
+/**
+ * Constant-time equality of two SHA-256 digests given as hex (as stored and as sha256Hex
+ * returns them): the 32 bytes are compared with timingSafeEqual, nothing is hashed again. A value
+ * that is not 64 hex characters is unequal to everything.
+ */
+export function sha256HexEqual(a: string, b: string): boolean {
+  if (a.length !== SHA256_BYTES * 2 || b.length !== SHA256_BYTES * 2) return false;
+  // write() stops at the first non-hex pair; a short write means a malformed digest.
+  const wroteA = scratchA.write(a, 'hex');
+  const wroteB = scratchB.write(b, 'hex');
+  // Both checks run whatever the bytes hold, so the time does not depend on where they differ.
+  const equal = timingSafeEqual(scratchA, scratchB);
+  return equal && wroteA === SHA256_BYTES && wroteB === SHA256_BYTES;
 }
 
 /** Splits `lpk_0123abcd…` into its prefix and hex body; null when the shape is wrong. */

@@ -94,4 +94,29 @@ describe('public key check', () => {
       'public_key_check',
     ]);
   });
+
+  it('decides by comparing digests, not by trusting the lookup', () => {
+    // A snapshot whose lookup hands back a candidate with another digest: the comparison refuses it.
+    const [stored] = [
+      {
+        id: 'k1',
+        productId: PRODUCT,
+        hash: sha256Hex(`${KEY}0`),
+        scope: { kind: 'product' as const },
+        revokedAtMs: null,
+      },
+    ];
+    const lying = { loadedAtMs: 0, size: 1, get: () => stored };
+    expect(errorOf(check({ snapshot: lying }))).to.deep.equal([
+      401,
+      'public_key_invalid',
+      'public_key_check',
+    ]);
+    const malformed = { ...lying, get: () => ({ ...stored, hash: 'not a digest' }) };
+    expect(errorOf(check({ snapshot: malformed }))).to.deep.equal([
+      401,
+      'public_key_invalid',
+      'public_key_check',
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 // The public edge's key check, as a pure function of an in-memory snapshot. Outcomes follow the
 // spec's table exactly; unknown, mistyped, revoked-long-ago, foreign-product and
 // other-environment keys are indistinguishable (one fixed 401 body).
-import { ApiError, constantTimeEqual, sha256Hex } from '@lattice/core';
+import { ApiError, sha256Hex, sha256HexEqual } from '@lattice/core';
 import type { PublicRoute } from './public-routes.ts';
 import { type PublicKeyScope, scopeCovers } from './scope.ts';
 
@@ -71,10 +71,13 @@ export interface KeyCheckInput {
 export function checkPublicKey(input: KeyCheckInput): KeyCheckResult {
   if (!input.snapshot) return { ok: false, error: KEY_CHECK_ERRORS.unavailable() };
   if (!input.presented) return { ok: false, error: KEY_CHECK_ERRORS.required() };
+  // The presented key is hashed once. The map lookup by that digest finds the candidate (its
+  // timing depends on the digest, never on the secret); the comparison that decides is one
+  // constant-time comparison of the two 32-byte digests. The product id is public (it is in the
+  // path), so it is compared plainly.
   const hash = sha256Hex(input.presented);
   const key = input.snapshot.get(hash);
-  // The map lookup finds the candidate; the comparisons that decide are constant time.
-  if (!key || !constantTimeEqual(key.hash, hash) || !constantTimeEqual(key.productId, input.productId)) {
+  if (!key || !sha256HexEqual(key.hash, hash) || key.productId !== input.productId) {
     return { ok: false, error: KEY_CHECK_ERRORS.invalid() };
   }
   if (key.revokedAtMs !== null) {

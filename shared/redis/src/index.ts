@@ -5,9 +5,12 @@ export {
   rateLimitHeaders,
   rateLimitPolicyHeader,
   retryAfterHeader,
+  singlePolicyHeaders,
 } from './rate-limit-headers.ts';
 export type { FallbackRateLimiter, FallbackRateLimiterOptions } from './rate-limiter.fallback.ts';
 export { createFallbackRateLimiter } from './rate-limiter.fallback.ts';
+export type { LeasedRateLimiter, LeasedRateLimiterOptions } from './rate-limiter.leased.ts';
+export { createLeasedRateLimiter } from './rate-limiter.leased.ts';
 export type { MemoryRateLimiter, MemoryRateLimiterOptions } from './rate-limiter.memory.ts';
 export { createMemoryRateLimiter } from './rate-limiter.memory.ts';
 export type { RedisRateLimiterOptions } from './rate-limiter.redis.ts';

@@ -6,6 +6,7 @@ import {
   rateLimitHeaders,
   rateLimitPolicyHeader,
   retryAfterHeader,
+  singlePolicyHeaders,
 } from './rate-limit-headers.ts';
 
 const perIp = { name: 'per-ip', limit: 100, windowMs: 60_000 };
@@ -24,6 +25,19 @@ describe('rate-limit headers', () => {
       'RateLimit-Policy': '"per-ip";q=100;w=60',
       RateLimit: '"per-ip";r=42;t=17',
     });
+  });
+
+  it('builds the constant parts of one policy once, with the same values', () => {
+    const headers = singlePolicyHeaders(perIp);
+    for (const [count, allowed, resetMs] of [
+      [58, true, 16_200],
+      [100, false, 1],
+      [0, true, 60_000],
+    ] as const) {
+      const o = [outcome(perIp, count, allowed, resetMs)];
+      expect(headers.policy).to.equal(rateLimitPolicyHeader(o));
+      expect(headers.rateLimit(o[0]!.result)).to.equal(rateLimitHeader(o));
+    }
   });
 
   it('adds Retry-After only when refused, as whole seconds until the window rolls', () => {

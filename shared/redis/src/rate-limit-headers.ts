@@ -27,14 +27,14 @@ function sfInteger(value: number): string {
   return String(value);
 }
 
+function policyMember(policy: FixedWindowPolicy): string {
+  // The draft's window is whole seconds; round up so a client never assumes a shorter one.
+  const windowSeconds = Math.max(1, Math.ceil(policy.windowMs / 1000));
+  return `${sfString(policy.name)};q=${sfInteger(policy.limit)};w=${sfInteger(windowSeconds)}`;
+}
+
 export function rateLimitPolicyHeader(outcomes: readonly RateLimitOutcome[]): string {
-  return outcomes
-    .map(({ policy }) => {
-      // The draft's window is whole seconds; round up so a client never assumes a shorter one.
-      const windowSeconds = Math.max(1, Math.ceil(policy.windowMs / 1000));
-      return `${sfString(policy.name)};q=${sfInteger(policy.limit)};w=${sfInteger(windowSeconds)}`;
-    })
-    .join(', ');
+  return outcomes.map(({ policy }) => policyMember(policy)).join(', ');
 }
 
 export function rateLimitHeader(outcomes: readonly RateLimitOutcome[]): string {
@@ -44,6 +44,24 @@ export function rateLimitHeader(outcomes: readonly RateLimitOutcome[]): string {
         `${sfString(policy.name)};r=${sfInteger(result.remaining)};t=${sfInteger(result.retryAfterSeconds)}`,
     )
     .join(', ');
+}
+
+/**
+ * The two headers of ONE policy, with everything that does not change per answer built once:
+ * for a hot path that answers every request under the same policy (the edge's per-IP limit).
+ * Same values as rateLimitPolicyHeader / rateLimitHeader with that policy alone.
+ */
+export function singlePolicyHeaders(policy: FixedWindowPolicy): {
+  /** `RateLimit-Policy`: constant. */
+  policy: string;
+  /** `RateLimit` for one result. */
+  rateLimit(result: RateLimitResult): string;
+} {
+  const head = `${sfString(policy.name)};r=`;
+  return {
+    policy: policyMember(policy),
+    rateLimit: (result) => `${head}${sfInteger(result.remaining)};t=${sfInteger(result.retryAfterSeconds)}`,
+  };
 }
 
 /**

@@ -15,7 +15,11 @@ export interface FallbackRateLimiterOptions {
   logger: Logger;
   /** Called once for every call answered by the local limiter (a metrics counter). */
   countFallback?: (policyName: string) => void;
-  /** A Redis answer slower than this is abandoned for the local one. Default 250. */
+  /**
+   * A Redis answer slower than this is abandoned for the local one. Default 250. 0 sets no timer,
+   * for a primary that bounds its own Redis calls (the leased limiter, whose calls mostly never
+   * wait for Redis: a timer per call would cost more than the call).
+   */
   timeoutMs?: number;
   /** How long Redis is skipped after a failure before the next probe. Default 1000. */
   retryIntervalMs?: number;
@@ -73,12 +77,21 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
     return local.consume(bucketId, cost);
   }
 
-  return {
+  // A primary with a fast path (leased units, certain refusals) answers without Redis even while
+  // degraded: those units were granted by Redis, and such answers say nothing about its health,
+  // so they neither end nor start a degradation.
+  const fastPath = primary.tryConsume?.bind(primary);
+
+  const limiter: FallbackRateLimiter = {
     policy,
     isDegraded: () => degradedSinceMs !== null,
     async consume(bucketId: string, cost = 1): Promise<RateLimitResult> {
       // Validated here so a programming error surfaces as such instead of looking like an outage.
       assertCost(cost);
+      if (fastPath) {
+        const fast = fastPath(bucketId, cost);
+        if (fast !== undefined) return fast;
+      }
       const degraded = degradedSinceMs !== null;
       if (degraded && (probing || clock.nowMs() < retryAtMs)) return consumeLocally(bucketId, cost);
 
@@ -87,7 +100,7 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
         const call = primary.consume(bucketId, cost);
         // An abandoned call may still settle later; its rejection must not go unhandled.
         call.catch(() => {});
-        const result = await withTimeout(call, timeoutMs);
+        const result = timeoutMs > 0 ? await withTimeout(call, timeoutMs) : await call;
         if (result === TIMED_OUT) {
           onFailure(`no answer within ${timeoutMs} ms`);
           return consumeLocally(bucketId, cost);
@@ -102,4 +115,6 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
       }
     },
   };
+  if (fastPath) limiter.tryConsume = fastPath;
+  return limiter;
 }

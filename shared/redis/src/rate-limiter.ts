@@ -31,4 +31,10 @@ export interface RateLimiter {
    * current window, or refuses without taking anything when that would exceed the limit.
    */
   consume(bucketId: string, cost?: number): Promise<RateLimitResult>;
+  /**
+   * Optional fast path of limiters that hold local state (the leased one): the same answer
+   * consume() would give, when it is known without I/O, having taken the cost; undefined (and
+   * nothing taken) when only consume() can tell.
+   */
+  tryConsume?(bucketId: string, cost?: number): RateLimitResult | undefined;
 }

@@ -4,8 +4,12 @@
 //               (a limit too high to reject), key check against the PostgreSQL snapshot of the
 //               environment (100 000 keys seeded by run.ts), key header stripping, metrics, and
 //               the same trivial handler registered as the toolkit's
+//   edge-spread the edge with the real per-IP limit (100 per minute) behind a trusted proxy
+//               (loopback), the load generator naming a new client address in X-Forwarded-For on
+//               every request: each request is its address's first in the window, so each one
+//               needs a lease from Redis (the leased limiter's worst case)
 //   edge-local  the edge with the per-IP limit counted in process memory instead of Redis: not
-//               a deployable setup, a breakdown row that shows what the Redis round trip costs
+//               a deployable setup, a breakdown row that shows what Redis costs
 // All answer the same route with the same body, so the differences are the edge's pipeline.
 // The parent asks for CPU time over IPC, to report the server's cost per request.
 import type { AddressInfo } from 'node:net';
@@ -24,7 +28,7 @@ import express from 'express';
 import { Registry } from 'prom-client';
 
 export interface ServerArgs {
-  mode: 'bare' | 'edge' | 'edge-local';
+  mode: 'bare' | 'edge' | 'edge-spread' | 'edge-local';
   databaseUrl: string;
   redisUrl: string;
   redisKeyPrefix: string;
@@ -79,14 +83,16 @@ async function start(): Promise<Running> {
     res.status(200).json(BODY);
   });
   const startedMs = Date.now();
-  if (args.mode === 'edge') {
+  if (args.mode === 'edge' || args.mode === 'edge-spread') {
     const redis = createRedis({ url: args.redisUrl, logger, name: 'bench-edge-limits' });
     const config = loadConfig(process.env, {
       databaseUrl: args.databaseUrl,
       redisUrl: args.redisUrl,
       redisKeyPrefix: args.redisKeyPrefix,
       publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
-      perIpRequestsPerMinute: LIMIT_NEVER_REACHED,
+      ...(args.mode === 'edge'
+        ? { perIpRequestsPerMinute: LIMIT_NEVER_REACHED }
+        : { perIpRequestsPerMinute: 100, trustProxy: 'loopback' }),
       logLevel: 'warn',
     });
     const edge = await startEdge({

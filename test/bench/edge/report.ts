@@ -52,9 +52,18 @@ function asciiBars(rows: Array<[string, number, string]>, width = 50): string[] 
   const max = Math.max(...rows.map(([, v]) => v));
   return rows.map(
     ([label, value, text]) =>
-      `${label.padEnd(10)} ${'█'.repeat(Math.round((value / max) * width)).padEnd(width)} ${text}`,
+      `${label.padEnd(21)} ${'█'.repeat(Math.round((value / max) * width)).padEnd(width)} ${text}`,
   );
 }
+
+const COLORS: Record<string, string> = {
+  bare: '#1c7ed6',
+  edge: '#d9480f',
+  'edge-spread': '#ae3ec9',
+  'edge-local': '#2f9e44',
+  'edge (before)': '#d9480f',
+  'edge-spread (before)': '#ae3ec9',
+};
 
 function svgOf(report: BenchReport): string {
   const w = 720;
@@ -66,13 +75,11 @@ function svgOf(report: BenchReport): string {
   const x = (i: number) => pad.l + (i / Math.max(1, seconds - 1)) * (w - pad.l - pad.r);
   const y = (v: number) => h - pad.b - (v / max) * (h - pad.t - pad.b);
   const lines = series.map((s) => {
-    const color = s.label.startsWith('edge-local')
-      ? '#2f9e44'
-      : s.label.startsWith('edge')
-        ? '#d9480f'
-        : '#1c7ed6';
+    const variant = variantOf(s.label);
+    const color = COLORS[variant] ?? '#868e96';
+    const dash = variant.endsWith('(before)') ? ' stroke-dasharray="4 3"' : '';
     const points = s.perSecond.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-    return `<polyline fill="none" stroke="${color}" stroke-width="1.5" opacity="0.8" points="${points}"/>`;
+    return `<polyline fill="none" stroke="${color}"${dash} stroke-width="1.5" opacity="0.8" points="${points}"/>`;
   });
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const v = max * f;
@@ -81,7 +88,7 @@ function svgOf(report: BenchReport): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">`,
     '<rect width="100%" height="100%" fill="white"/>',
-    `<text x="${pad.l}" y="18" font-size="13">Requests per second, each second of each round (blue: bare, orange: edge, green: edge-local)</text>`,
+    `<text x="${pad.l}" y="18" font-size="13">Requests per second, each second of each round (blue: bare, orange: edge, purple: edge-spread, green: edge-local; dashed: before)</text>`,
     ...ticks,
     ...lines,
     `<text x="${w / 2}" y="${h - 8}" text-anchor="middle" font-size="11">seconds into the round</text>`,
@@ -90,73 +97,101 @@ function svgOf(report: BenchReport): string {
   ].join('\n');
 }
 
+/** `edge 2/3` → `edge`; `edge (before) 2/3` → `edge (before)`. */
+const variantOf = (label: string) => label.replace(/ \d+\/\d+$/, '');
+
 /** Writes the report (when `write`) and returns the summary lines for the console. */
 export function writeReport(report: BenchReport, write: boolean): string[] {
   const measured = report.rounds.filter((r) => !r.label.startsWith('warmup'));
-  const bare = summaryOf(measured.filter((r) => r.label.startsWith('bare')));
-  const edge = summaryOf(measured.filter((r) => r.label.startsWith('edge ')));
-  const local = summaryOf(measured.filter((r) => r.label.startsWith('edge-local ')));
+  const names = [...new Set(measured.map((r) => variantOf(r.label)))];
+  const roundsOf = (name: string) => measured.filter((r) => variantOf(r.label) === name);
+  const summaries = new Map(names.map((name) => [name, summaryOf(roundsOf(name))]));
+  const get = (name: string) => summaries.get(name);
+  const bare = get('bare')!;
+  const edge = get('edge')!;
   const ratio = edge.rps / bare.rps;
+  // Each round of a variant against the bare round of the same cycle: drift hits both alike.
+  const pairedRatio = (name: string) =>
+    median(roundsOf(name).map((r, i) => r.rps / (roundsOf('bare')[i]?.rps ?? Number.NaN)));
   const verdict = ratio >= TARGET_RATIO ? 'meets' : 'misses';
   const s = report.settings;
+  const hasBefore = names.some((n) => n.endsWith('(before)'));
+  const redisCell = (name: string) =>
+    name === 'bare' || name === 'edge-local' ? '—' : fixed(get(name)!.redisCpuUs, 1);
+  const ratioLines = names
+    .filter((n) => n !== 'bare')
+    .map(
+      (n) =>
+        `| ${n} | ${fixed(get(n)!.rps / bare.rps, 3)} | ${fixed(pairedRatio(n), 3)} | ${fixed(get(n)!.serverCpuUs - bare.serverCpuUs, 1)} |`,
+    );
 
   const section = [
     START,
     '## Public edge: full key pipeline vs bare express',
     '',
     `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench:edge\` on ${report.cpu}, Node ${report.node}.`,
-    `The load generator (autocannon, ${s.connections} connections, no pipelining), both servers and`,
-    'Redis share those cores. Each server is its own child process; rounds alternate bare / edge',
+    `The load generator (autocannon, ${s.connections} connections, no pipelining), the servers and`,
+    `Redis share those cores. Each server is its own child process; rounds alternate ${names.join(' / ')}`,
     `(${s.rounds} × ${s.durationS} s each after a warm-up); figures are medians over rounds.`,
     '',
     `- **edge**: \`startEdge\` as \`lattice start edge\` runs it, answering \`GET /{product}/mail/emails/{id}\` with`,
-    '  `Authorization: Bearer lpk_…`: per-IP limit counted in Redis (fixed-window Lua script, limit too high to',
-    `  reject, one pipelined round trip per event-loop turn), route match, key check against a PostgreSQL snapshot of`,
-    `  ${report.snapshotKeys.toLocaleString('en')} keys (loaded in ${report.snapshotLoadMs} ms), header stripping, metrics, then a trivial handler.`,
+    '  `Authorization: Bearer lpk_…` from one client address: per-IP limit shared through Redis by quota leasing',
+    '  (limit too high to reject, so every lease is the largest, 64 units: one Redis round trip per 64 requests),',
+    `  route match, key check against a PostgreSQL snapshot of ${report.snapshotKeys.toLocaleString('en')} keys (loaded in`,
+    `  ${report.snapshotLoadMs} ms, reloaded every 30 s), header stripping, metrics, then a trivial handler.`,
     '- **bare**: the same express version and trivial handler on the same path, none of the checks.',
+    '- **edge-spread** (breakdown): the edge with the real limit (100 per minute) behind a trusted proxy, every',
+    "  request naming a new client address in `X-Forwarded-For`: each is its address's first in the window and",
+    '  needs its own lease from Redis, the worst case for leasing (round trips still pipelined per event-loop',
+    '  turn). Its load generator rebuilds every request, which costs it a few µs more per request.',
     '- **edge-local** (breakdown only, not a deployable setup): the edge with the per-IP limit counted in',
-    '  process memory instead of Redis, to show what the Redis round trip costs.',
+    '  process memory instead of Redis.',
+    ...(hasBefore
+      ? [
+          '- **… (before)**: the same variants served by the previous version of the edge (one Redis round trip per',
+          '  request through the fixed-window script, batched per event-loop turn), run from a checkout of it',
+          '  (`BENCH_BASELINE_DIR`) in the same alternating rounds.',
+        ]
+      : []),
     '',
     '| variant | req/s | p50 ms | p99 ms | server CPU µs/req | Redis CPU µs/req |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
-    `| bare | ${fixed(bare.rps)} | ${fixed(bare.p50Ms, 2)} | ${fixed(bare.p99Ms, 2)} | ${fixed(bare.serverCpuUs, 1)} | — |`,
-    `| edge | ${fixed(edge.rps)} | ${fixed(edge.p50Ms, 2)} | ${fixed(edge.p99Ms, 2)} | ${fixed(edge.serverCpuUs, 1)} | ${fixed(edge.redisCpuUs, 1)} |`,
-    `| edge-local | ${fixed(local.rps)} | ${fixed(local.p50Ms, 2)} | ${fixed(local.p99Ms, 2)} | ${fixed(local.serverCpuUs, 1)} | — |`,
+    ...names.map((n) => {
+      const v = get(n)!;
+      return `| ${n} | ${fixed(v.rps)} | ${fixed(v.p50Ms, 2)} | ${fixed(v.p99Ms, 2)} | ${fixed(v.serverCpuUs, 1)} | ${redisCell(n)} |`;
+    }),
     '',
     `**Throughput ratio edge / bare: ${fixed(ratio, 3)}** (target ≥ ${TARGET_RATIO}: ${verdict} it).`,
     '',
+    '| variant | req/s ÷ bare (medians) | median of per-round ratios | server CPU µs/req over bare |',
+    '| --- | ---: | ---: | ---: |',
+    ...ratioLines,
+    '',
+    "Redis CPU is the Redis server's whole CPU over a round divided by the round's requests, other clients",
+    'of the same Redis included.',
+    '',
     'Every round:',
     '',
-    '| round | req/s | p50 ms | p99 ms | server CPU µs/req |',
-    '| --- | ---: | ---: | ---: | ---: |',
+    '| round | req/s | p50 ms | p99 ms | server CPU µs/req | Redis CPU µs/req |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
     ...measured.map(
       (r) =>
-        `| ${r.label} | ${fixed(r.rps)} | ${fixed(r.p50Ms, 2)} | ${fixed(r.p99Ms, 2)} | ${fixed(r.serverCpuUsPerRequest, 1)} |`,
+        `| ${r.label} | ${fixed(r.rps)} | ${fixed(r.p50Ms, 2)} | ${fixed(r.p99Ms, 2)} | ${fixed(r.serverCpuUsPerRequest, 1)} | ${fixed(r.redisCpuUsPerRequest, 1)} |`,
     ),
     '',
     '```',
     'req/s (median)',
-    ...asciiBars([
-      ['bare', bare.rps, fixed(bare.rps)],
-      ['edge', edge.rps, fixed(edge.rps)],
-      ['edge-local', local.rps, fixed(local.rps)],
-    ]),
+    ...asciiBars(names.map((n) => [n, get(n)!.rps, fixed(get(n)!.rps)])),
     'p99 latency (median)',
-    ...asciiBars([
-      ['bare', bare.p99Ms, `${fixed(bare.p99Ms, 2)} ms`],
-      ['edge', edge.p99Ms, `${fixed(edge.p99Ms, 2)} ms`],
-      ['edge-local', local.p99Ms, `${fixed(local.p99Ms, 2)} ms`],
-    ]),
+    ...asciiBars(names.map((n) => [n, get(n)!.p99Ms, `${fixed(get(n)!.p99Ms, 2)} ms`])),
     'server CPU per request (median)',
-    ...asciiBars([
-      ['bare', bare.serverCpuUs, `${fixed(bare.serverCpuUs, 1)} µs`],
-      [
-        'edge',
-        edge.serverCpuUs,
-        `${fixed(edge.serverCpuUs, 1)} µs (+ ${fixed(edge.redisCpuUs, 1)} µs in Redis)`,
-      ],
-      ['edge-local', local.serverCpuUs, `${fixed(local.serverCpuUs, 1)} µs`],
-    ]),
+    ...asciiBars(
+      names.map((n) => [
+        n,
+        get(n)!.serverCpuUs,
+        `${fixed(get(n)!.serverCpuUs, 1)} µs${redisCell(n) === '—' ? '' : ` (+ ${redisCell(n)} µs in Redis)`}`,
+      ]),
+    ),
     '```',
     '',
     '![requests per second over each round](benchmarks-edge.svg)',
@@ -181,9 +216,13 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     writeFileSync(SVG, svgOf(report));
   }
   return [
-    `bare  ${fixed(bare.rps)} req/s  p50 ${fixed(bare.p50Ms, 2)} ms  p99 ${fixed(bare.p99Ms, 2)} ms  server ${fixed(bare.serverCpuUs, 1)} µs/req`,
-    `edge  ${fixed(edge.rps)} req/s  p50 ${fixed(edge.p50Ms, 2)} ms  p99 ${fixed(edge.p99Ms, 2)} ms  server ${fixed(edge.serverCpuUs, 1)} µs/req  redis ${fixed(edge.redisCpuUs, 1)} µs/req`,
-    `edge-local  ${fixed(local.rps)} req/s  p50 ${fixed(local.p50Ms, 2)} ms  p99 ${fixed(local.p99Ms, 2)} ms  server ${fixed(local.serverCpuUs, 1)} µs/req`,
-    `ratio edge/bare ${fixed(ratio, 3)} (target ${TARGET_RATIO}: ${verdict})${write ? '; written to docs/benchmarks.md' : ''}`,
+    ...names.map((n) => {
+      const v = get(n)!;
+      return `${n.padEnd(21)} ${fixed(v.rps).padStart(6)} req/s  p50 ${fixed(v.p50Ms, 2)} ms  p99 ${fixed(v.p99Ms, 2)} ms  server ${fixed(v.serverCpuUs, 1)} µs/req  redis ${fixed(v.redisCpuUs, 1)} µs/req`;
+    }),
+    ...names
+      .filter((n) => n !== 'bare')
+      .map((n) => `ratio ${n}/bare ${fixed(get(n)!.rps / bare.rps, 3)}, paired ${fixed(pairedRatio(n), 3)}`),
+    `target ${TARGET_RATIO}: ${verdict}${write ? '; written to docs/benchmarks.md' : ''}`,
   ];
 }

@@ -3,9 +3,14 @@
 // on this machine, written to docs/benchmarks.md. Settings (environment, read here only):
 //   BENCH_DURATION_S (10)  BENCH_ROUNDS (3)  BENCH_CONNECTIONS (32)  BENCH_KEYS (100000)
 //   BENCH_WRITE (1: update docs/benchmarks.md)
-//   BENCH_PROFILE_DIR (when set, V8 CPU profiles of both servers are written there)
+//   BENCH_PROFILE_DIR (when set, V8 CPU profiles of the servers are written there)
+//   BENCH_VARIANTS (comma-separated labels: run only these; bare and edge are needed)
+//   BENCH_BASELINE_DIR (when set: a checkout of an earlier version, with this bench's files and
+//     node_modules, whose edge and edge-spread servers run as extra variants `… (before)` in the
+//     same alternating rounds, for a paired before/after comparison on the same machine state)
 import { type ChildProcess, fork } from 'node:child_process';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra, postgresAnswers, redisAnswers } from '@lattice/infra';
@@ -26,6 +31,9 @@ const settings = {
   keys: num('BENCH_KEYS', 100_000),
   write: env.BENCH_WRITE !== '0',
   profileDir: env.BENCH_PROFILE_DIR,
+  baselineDir: env.BENCH_BASELINE_DIR,
+  /** Comma-separated variant labels to run (default all); for quick partial runs, never for the report. */
+  only: env.BENCH_VARIANTS?.split(',').map((v) => v.trim()),
 };
 const BENCH_DATABASE = 'lattice_bench';
 
@@ -42,13 +50,19 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(args: ServerArgs): Promise<Server> {
-  const child = fork(fileURLToPath(new URL('./bench-server.ts', import.meta.url)), [JSON.stringify(args)], {
+/** `baselineDir`: run the bench server of another checkout (BENCH_BASELINE_DIR) instead of this one. */
+async function startServer(args: ServerArgs, baselineDir?: string): Promise<Server> {
+  const script = baselineDir
+    ? join(baselineDir, 'test/bench/edge/bench-server.ts')
+    : fileURLToPath(new URL('./bench-server.ts', import.meta.url));
+  const profileName = `${args.mode}${baselineDir ? '-before' : ''}.cpuprofile`;
+  const child = fork(script, [JSON.stringify(args)], {
+    ...(baselineDir ? { cwd: baselineDir } : {}),
     execArgv: [
       '--import',
       'tsx',
       ...(settings.profileDir
-        ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, `--cpu-prof-name=${args.mode}.cpuprofile`]
+        ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, `--cpu-prof-name=${profileName}`]
         : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -94,10 +108,25 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+// edge-spread: a new client address per request, continuing across rounds; 2^20 addresses last
+// longer than the rounds, so no address is seen twice in a window.
+let spreadCounter = 0;
+function nextSpreadAddress(): string {
+  const i = spreadCounter++ & 0xfffff;
+  return `10.${i >> 16}.${(i >> 8) & 0xff}.${i & 0xff}`;
+}
+
+interface LoadRequest {
+  path: string;
+  headers: Record<string, string>;
+  /** Set X-Forwarded-For to a new address on every request (edge-spread). */
+  spread?: boolean;
+}
+
 async function load(
   label: string,
   server: Server,
-  request: { path: string; headers: Record<string, string> },
+  request: LoadRequest,
   durationS: number,
   redis: ReturnType<typeof createRedis>,
 ): Promise<RoundResult> {
@@ -118,6 +147,19 @@ async function load(
       connections: settings.connections,
       pipelining: 1,
       duration: durationS,
+      ...(request.spread
+        ? {
+            requests: [
+              {
+                // Rebuilds the request every time: a few µs more in the load generator.
+                setupRequest: (r: autocannon.Request) => ({
+                  ...r,
+                  headers: { ...r.headers, 'x-forwarded-for': nextSpreadAddress() },
+                }),
+              },
+            ],
+          }
+        : {}),
     },
     (err, result) => (err ? failed(err) : done(result)),
   );
@@ -145,7 +187,7 @@ async function load(
       `${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors: the bench is not measuring the pass path`,
     );
   }
-  return {
+  const round: RoundResult = {
     label,
     requests: ok,
     rps: ok / result.duration,
@@ -155,6 +197,10 @@ async function load(
     redisCpuUsPerRequest: redisUs / ok,
     perSecond,
   };
+  log(
+    `${label.padEnd(18)} ${round.rps.toFixed(0).padStart(6)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms  server ${round.serverCpuUsPerRequest.toFixed(1)} µs/req  redis ${round.redisCpuUsPerRequest.toFixed(1)} µs/req`,
+  );
+  return round;
 }
 
 async function main(): Promise<void> {
@@ -176,33 +222,50 @@ async function main(): Promise<void> {
     log(`seeded ${seeded.keys} keys in ${Date.now() - seedStartedMs} ms`);
 
     const args = { databaseUrl, redisUrl: baseConfig.redisUrl, redisKeyPrefix };
-    const bare = await startServer({ ...args, mode: 'bare' });
-    servers.push(bare);
-    const edge = await startServer({ ...args, mode: 'edge' });
-    servers.push(edge);
-    const edgeLocal = await startServer({ ...args, mode: 'edge-local' });
-    servers.push(edgeLocal);
-    log(`edge snapshot: ${edge.ready.snapshotKeys} keys loaded in ${edge.ready.snapshotLoadMs} ms`);
-
-    const request = {
+    const request: LoadRequest = {
       path: `/${seeded.productId}/mail/emails/e1`,
       headers: { authorization: `Bearer ${seeded.secret}`, accept: 'application/json' },
     };
-    const check = await fetch(`${edge.url}${request.path}`, { headers: request.headers });
-    if (check.status !== 200) throw new Error(`edge answered ${check.status}: ${await check.text()}`);
+    const spreadRequest: LoadRequest = { ...request, spread: true };
+    const variants: Array<{ label: string; server: Server; request: LoadRequest }> = [];
+    const add = async (label: string, mode: ServerArgs['mode'], req: LoadRequest, baselineDir?: string) => {
+      if (settings.only && !settings.only.includes(label)) return undefined;
+      const server = await startServer({ ...args, mode }, baselineDir);
+      servers.push(server);
+      variants.push({ label, server, request: req });
+      return server;
+    };
+    await add('bare', 'bare', request);
+    const edge = await add('edge', 'edge', request);
+    if (!edge) throw new Error('BENCH_VARIANTS must include edge');
+    await add('edge-spread', 'edge-spread', spreadRequest);
+    await add('edge-local', 'edge-local', request);
+    if (settings.baselineDir) {
+      await add('edge (before)', 'edge', request, settings.baselineDir);
+      await add('edge-spread (before)', 'edge-spread', spreadRequest, settings.baselineDir);
+    }
+    log(`edge snapshot: ${edge.ready.snapshotKeys} keys loaded in ${edge.ready.snapshotLoadMs} ms`);
+    for (const v of variants) {
+      const check = await fetch(`${v.server.url}${request.path}`, { headers: request.headers });
+      if (check.status !== 200) throw new Error(`${v.label} answered ${check.status}: ${await check.text()}`);
+    }
 
     log('warming up…');
-    await load('warmup bare', bare, request, settings.warmupS, redis);
-    await load('warmup edge', edge, request, settings.warmupS, redis);
-    await load('warmup edge-local', edgeLocal, request, settings.warmupS, redis);
+    for (const v of variants) await load(`warmup ${v.label}`, v.server, v.request, settings.warmupS, redis);
     const rounds: RoundResult[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
-      // Alternating, so drift on the machine (other load, thermal) hits both sides alike.
-      rounds.push(await load(`bare ${round}/${settings.rounds}`, bare, request, settings.durationS, redis));
-      rounds.push(await load(`edge ${round}/${settings.rounds}`, edge, request, settings.durationS, redis));
-      rounds.push(
-        await load(`edge-local ${round}/${settings.rounds}`, edgeLocal, request, settings.durationS, redis),
-      );
+      // Alternating, so drift on the machine (other load, thermal) hits every variant alike.
+      for (const v of variants) {
+        rounds.push(
+          await load(
+            `${v.label} ${round}/${settings.rounds}`,
+            v.server,
+            v.request,
+            settings.durationS,
+            redis,
+          ),
+        );
+      }
     }
 
     const report: BenchReport = {
@@ -218,8 +281,9 @@ async function main(): Promise<void> {
     for (const line of summary) log(line);
   } finally {
     for (const s of servers) await s.stop().catch(() => {});
+    // edge-spread leaves one counter per address it named: delete in slices.
     const keys = await redis.keys(`${redisKeyPrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
     await clearSeed(db);
     await closeRedis(redis);
     await db.destroy();
