@@ -87,6 +87,7 @@ function svgOf(report: BenchReport): string {
   });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">`,
+    '<title>Edge benchmark: requests per second over each round, by variant</title>',
     '<rect width="100%" height="100%" fill="white"/>',
     `<text x="${pad.l}" y="18" font-size="13">Requests per second, each second of each round (blue: bare, orange: edge, purple: edge-spread, green: edge-local; dashed: before)</text>`,
     ...ticks,
