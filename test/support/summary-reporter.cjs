@@ -12,10 +12,11 @@ class SummaryReporter extends Mocha.reporters.Spec {
     runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, () => passed++);
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, () => failed++);
     runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, () => skipped++);
+    // Registered after the spec reporter's own epilogue, and written synchronously: with
+    // `exit: true` mocha ends the process right after the run, before any deferred write.
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const tail = skipped > 0 ? `, ${skipped} skipped` : '';
-      process.stdout.on('drain', () => {});
-      setImmediate(() => console.log(`mocha: ${passed} passed, ${failed} failed${tail}`));
+      process.stdout.write(`mocha: ${passed} passed, ${failed} failed${tail}\n`);
     });
   }
 }
