@@ -1,11 +1,10 @@
 import { isUuid, newId } from '@lattice/core';
 import type { DbExecutor } from '@lattice/store';
-import { applyKeyPage } from './key-page.ts';
-import type { ActiveMailKey, MailKeyRecord, MailKeyRepository, MailKeyScope } from './mail-key-repository.ts';
+import { areaKeyQueries } from './area-key-queries.ts';
+import type { MailKeyRecord, MailKeyRepository, MailKeyScope } from './mail-key-repository.ts';
 
 const TABLE = 'mail_api_keys';
 const COLUMNS = ['id', 'product_id', 'name', 'scope', 'domain_id', 'visible', 'created_by', 'created_at'];
-const HASH_RE = /^[0-9a-f]{64}$/;
 
 interface Row {
   id: string;
@@ -73,28 +72,6 @@ export function createPostgresMailKeyRepository(db: DbExecutor): MailKeyReposito
       const inserted = result.rows[0];
       return inserted ? toRecord(inserted) : undefined;
     },
-    async list(productId, page) {
-      if (!isUuid(productId)) return [];
-      const q = db(TABLE).select(COLUMNS).where({ product_id: productId }).whereNull('deleted_at');
-      if (!applyKeyPage(q, TABLE, productId, page)) return [];
-      return ((await q) as Row[]).map(toRecord);
-    },
-    async findActiveByHash(hash): Promise<ActiveMailKey | undefined> {
-      if (!HASH_RE.test(hash)) return undefined;
-      const row = (await db(TABLE)
-        .select([...COLUMNS, 'key_hash'])
-        .where({ key_hash: hash })
-        .whereNull('deleted_at')
-        .first()) as (Row & { key_hash: string }) | undefined;
-      return row ? { ...toRecord(row), hash: row.key_hash } : undefined;
-    },
-    async delete(productId, id) {
-      if (!isUuid(productId) || !isUuid(id)) return false;
-      const count = await db(TABLE)
-        .where({ product_id: productId, id })
-        .whereNull('deleted_at')
-        .update({ deleted_at: db.fn.now() });
-      return count > 0;
-    },
+    ...areaKeyQueries<Row, MailKeyRecord>(db, TABLE, COLUMNS, toRecord),
   };
 }

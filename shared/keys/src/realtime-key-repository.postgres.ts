@@ -1,15 +1,10 @@
-import { isUuid, newId } from '@lattice/core';
+import { newId } from '@lattice/core';
 import type { DbExecutor } from '@lattice/store';
-import { applyKeyPage } from './key-page.ts';
-import type {
-  ActiveRealtimeKey,
-  RealtimeKeyRecord,
-  RealtimeKeyRepository,
-} from './realtime-key-repository.ts';
+import { areaKeyQueries } from './area-key-queries.ts';
+import type { RealtimeKeyRecord, RealtimeKeyRepository } from './realtime-key-repository.ts';
 
 const TABLE = 'realtime_api_keys';
 const COLUMNS = ['id', 'product_id', 'name', 'visible', 'created_by', 'created_at'];
-const HASH_RE = /^[0-9a-f]{64}$/;
 
 interface Row {
   id: string;
@@ -46,28 +41,6 @@ export function createPostgresRealtimeKeyRepository(db: DbExecutor): RealtimeKey
         .returning(COLUMNS);
       return toRecord(row as Row);
     },
-    async list(productId, page) {
-      if (!isUuid(productId)) return [];
-      const q = db(TABLE).select(COLUMNS).where({ product_id: productId }).whereNull('deleted_at');
-      if (!applyKeyPage(q, TABLE, productId, page)) return [];
-      return ((await q) as Row[]).map(toRecord);
-    },
-    async findActiveByHash(hash): Promise<ActiveRealtimeKey | undefined> {
-      if (!HASH_RE.test(hash)) return undefined;
-      const row = (await db(TABLE)
-        .select([...COLUMNS, 'key_hash'])
-        .where({ key_hash: hash })
-        .whereNull('deleted_at')
-        .first()) as (Row & { key_hash: string }) | undefined;
-      return row ? { ...toRecord(row), hash: row.key_hash } : undefined;
-    },
-    async delete(productId, id) {
-      if (!isUuid(productId) || !isUuid(id)) return false;
-      const count = await db(TABLE)
-        .where({ product_id: productId, id })
-        .whereNull('deleted_at')
-        .update({ deleted_at: db.fn.now() });
-      return count > 0;
-    },
+    ...areaKeyQueries<Row, RealtimeKeyRecord>(db, TABLE, COLUMNS, toRecord),
   };
 }
