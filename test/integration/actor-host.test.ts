@@ -256,6 +256,44 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     ).to.be.greaterThan(Number(env.LEDGER_FAIL_UNTIL_MS) - 1000);
   });
 
+  it('retries a failing load in place (database down) without crashing or leaving the group', async () => {
+    const t = await newTopic();
+    const registry = new Registry();
+    const ledger = createLedgerKind({ db, topic: t.topic, host: 'inproc-load' });
+    let failuresLeft = 3;
+    const kind = {
+      name: 'ledger',
+      load: async (key: string, partition: number) => {
+        if (failuresLeft-- > 0) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return ledger.load(key, partition);
+      },
+    };
+    const host = createActorHost<LedgerCommand>({
+      kafka,
+      groupId: t.group,
+      topic: t.topic,
+      codec,
+      kind,
+      deadLetters: createKafkaDeadLetterSink(producer, t.dlq, deadLetterCodec),
+      logger,
+      registry,
+      retry: { initialMs: 10, maxMs: 50 },
+    });
+    await host.start();
+    try {
+      await publish(t.topic, ['k'], 1, 5);
+      await waitUntil('seq 1..5 applied', async () => (await appliedCount(t.topic)) >= 5, 30_000);
+      await expectExactlyOnceInOrder(t.topic, ['k'], 5);
+      expect(host.healthy()).to.equal(true);
+      const errors = await registry.getSingleMetricAsString('lattice_actor_handler_errors_total');
+      expect(errors).to.match(/kind="retryable"\} 3$/m);
+      const joins = await registry.getSingleMetricAsString('lattice_actor_rebalances_total');
+      expect(Number(/ (\d+)$/m.exec(joins)?.[1]), 'no crash and rejoin').to.equal(1);
+    } finally {
+      await host.stop();
+    }
+  });
+
   it('dead-letters undecodable and poison records, retries flaky ones, and keeps the key going', async () => {
     const t = await newTopic();
     const registry = new Registry();
