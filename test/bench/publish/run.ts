@@ -19,9 +19,14 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createLogger, loadConfig, newId, sleep } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
-import { createKafka } from '@lattice/kafka';
+import { createKafka, loadCodec, TOPIC_CATALOG } from '@lattice/kafka';
 import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
-import { createPostgresNamespaceRepository } from '@lattice/realtime';
+import {
+  type ChannelCommandRecord,
+  channelCommandKey,
+  createPostgresNamespaceRepository,
+  publishCommandRecord,
+} from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
@@ -254,7 +259,42 @@ async function e2eRound(
   };
 }
 
-async function bareRound(round: number, kafka: Kafka, topicPrefix: string): Promise<Round> {
+/**
+ * The bare loop's records are the same size as the e2e arm's: the key is the channel command key
+ * of the same channel, and the value is padded to the size of the encoded Publish command the
+ * edge produces for the same body (so neither arm moves fewer bytes through the broker). The pad
+ * is measured once, outside the timed loop.
+ */
+function bareRecords(productId: string, round: number): (i: number) => { key: string; value: string } {
+  const idOf = (i: number) => ({
+    productId,
+    environment: 'production' as const,
+    channel: `bench:r${round}-c${i % settings.channels}`,
+  });
+  const codec = loadCodec<ChannelCommandRecord>(TOPIC_CATALOG.channelCommands.schema);
+  const sample = settings.messages - 1;
+  const encoded = codec.encode(
+    publishCommandRecord({
+      id: idOf(sample),
+      commandId: newId(),
+      messageId: newId(),
+      name: null,
+      data: { json: JSON.stringify({ i: sample, text: 'hello' }) },
+      publisher: newId(),
+      idempotencyKey: null,
+      issuedAtMs: Date.now(),
+    }),
+  ).length;
+  const pad = 'x'.repeat(Math.max(0, encoded - JSON.stringify({ i: sample, text: 'hello', pad: '' }).length));
+  return (i) => ({ key: channelCommandKey(idOf(i)), value: JSON.stringify({ i, text: 'hello', pad }) });
+}
+
+async function bareRound(
+  round: number,
+  kafka: Kafka,
+  topicPrefix: string,
+  productId: string,
+): Promise<Round> {
   const n = settings.messages;
   const topic = `${topicPrefix}bare-${round}`;
   const admin = kafka.admin();
@@ -282,19 +322,16 @@ async function bareRound(round: number, kafka: Kafka, topicPrefix: string): Prom
   while (!joined) await sleep(20);
   const producer = kafka.producer();
   await producer.connect();
+  const recordOf = bareRecords(productId, round);
   try {
     return {
       label: `bare ${round}/${settings.rounds}`,
       ...(await measure(
         `bare ${round}/${settings.rounds}`,
         async (i) => {
-          const value = JSON.stringify({ i, text: 'hello' });
+          const { key, value } = recordOf(i);
           sentAt[i] = performance.now();
-          await producer.send({
-            topic,
-            acks: -1,
-            messages: [{ key: `product:production:bench:c${i % settings.channels}`, value }],
-          });
+          await producer.send({ topic, acks: -1, messages: [{ key, value }] });
         },
         () => received,
         latencies,
@@ -351,12 +388,12 @@ async function main(): Promise<void> {
     const saved = settings.messages;
     settings.messages = 2000;
     await e2eRound(0, servers, target, db);
-    await bareRound(0, kafka, kafkaTopicPrefix);
+    await bareRound(0, kafka, kafkaTopicPrefix, productId);
     settings.messages = saved;
     for (let round = 1; round <= settings.rounds; round++) {
       for (const r of [
         await e2eRound(round, servers, target, db),
-        await bareRound(round, kafka, kafkaTopicPrefix),
+        await bareRound(round, kafka, kafkaTopicPrefix, productId),
       ]) {
         rounds.push(r);
         log(

@@ -9,9 +9,12 @@
 // under the SAME message id, so if the failed attempt did reach Kafka after all (a timeout is
 // ambiguous), the channel actor drops the second copy by id. Duplicates that arrive while the
 // first is in flight wait for it (up to waitMs) and answer what it answered.
+// Each step is one Lua script (one round trip, atomic) instead of two to four commands each:
+// claim = create-or-read the record, check the channel, check done, take the lock; complete =
+// write done for the record's remaining lifetime and release our lock; release = our lock only.
 import { randomUUID } from 'node:crypto';
 import { type Environment, sha256Hex, sleep } from '@lattice/core';
-import { assertKeyPrefix } from '@lattice/redis';
+import { assertKeyPrefix, runScript } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
@@ -84,13 +87,6 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
   const waitMs = opts.waitMs ?? 12_000;
   const pollMs = opts.pollMs ?? 20;
 
-  async function recordOf(recKey: string, fresh: IdemRecord): Promise<IdemRecord | null> {
-    const set = await redis.set(recKey, JSON.stringify(fresh), 'PX', ttlMs, 'NX');
-    if (set === 'OK') return fresh;
-    const text = await redis.get(recKey);
-    return text === null ? null : (JSON.parse(text) as IdemRecord);
-  }
-
   return {
     async claim(input) {
       const recKey = idempotencyRedisKey(opts.keyPrefix, input.productId, input.environment, input.key);
@@ -99,33 +95,35 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
       const owner = randomUUID();
       // Real time, not an injected clock: this is how long a caller waits.
       const deadline = Date.now() + waitMs;
+      const fresh = JSON.stringify({ id: input.newMessageId, channel: input.channel } satisfies IdemRecord);
       for (;;) {
-        const rec = await recordOf(recKey, { id: input.newMessageId, channel: input.channel });
-        if (rec === null) continue; // expired between SET NX and GET: claim afresh
-        if (rec.channel !== input.channel) throw REALTIME_ERRORS.idempotencyKeyMismatch();
+        const [status, text] = (await runScript(
+          redis,
+          'idempotency-claim',
+          [recKey, lockKey, doneKey],
+          [fresh, ttlMs, owner, leaseMs, input.channel],
+        )) as [string, string];
+        const rec = JSON.parse(text) as IdemRecord;
+        if (status === 'mismatch') throw REALTIME_ERRORS.idempotencyKeyMismatch();
         // `done` holds the id it completed, so a done key outliving an expired record is never
-        // mistaken for the new record's.
-        if ((await redis.get(doneKey)) === rec.id)
-          return { kind: 'replay', id: rec.id, channel: rec.channel };
-        if ((await redis.set(lockKey, owner, 'PX', leaseMs, 'NX')) === 'OK') {
-          // Completed between our check and the lock: answer it instead of publishing again.
-          if ((await redis.get(doneKey)) === rec.id) {
-            await redis.del(lockKey);
-            return { kind: 'replay', id: rec.id, channel: rec.channel };
-          }
-          const releaseLock = async () => {
-            // Only our own lock (a lease that ran out may have passed to someone else).
-            if ((await redis.get(lockKey)) === owner) await redis.del(lockKey);
-          };
+        // mistaken for the new record's (the script compares it with the record's id).
+        if (status === 'replay') return { kind: 'replay', id: rec.id, channel: rec.channel };
+        if (status === 'owner') {
           return {
             kind: 'owner',
             id: rec.id,
             async complete() {
-              const remainingMs = await redis.pttl(recKey);
-              await redis.set(doneKey, rec.id, 'PX', remainingMs > 0 ? remainingMs : ttlMs);
-              await releaseLock();
+              await runScript(
+                redis,
+                'idempotency-complete',
+                [recKey, lockKey, doneKey],
+                [rec.id, ttlMs, owner],
+              );
             },
-            release: releaseLock,
+            // Only our own lock (a lease that ran out may have passed to someone else).
+            release: async () => {
+              await runScript(redis, 'idempotency-release', [lockKey], [owner]);
+            },
           };
         }
         if (Date.now() >= deadline) throw REALTIME_ERRORS.idempotencyKeyInUse();

@@ -13,6 +13,7 @@ import {
   type FixedWindowPolicy,
   type RateLimiter,
   type RateLimitOutcome,
+  type RateLimitResult,
 } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 
@@ -123,10 +124,56 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     logger: opts.logger,
     clock,
   });
+  // Group counting: the publishes of one bucket asked for in the same event-loop turn are taken
+  // with one consume(cost = k) (one script call, one Redis write) instead of k. The script
+  // takes all k or nothing, so it never counts past the hard limit; when the group does not fit,
+  // its publishes are counted one by one in arrival order, so exactly those that fit pass, as
+  // without grouping. Member j of an admitted group is answered as the (j+1)-th of the k.
+  type Waiter = { resolve(r: RateLimitResult): void; reject(err: unknown): void };
+  let waiting = new Map<string, Waiter[]>();
+  let scheduled = false;
+
+  async function take(bucket: string, group: Waiter[]): Promise<void> {
+    try {
+      if (group.length > 1) {
+        const all = await limiter.consume(bucket, group.length);
+        if (all.allowed) {
+          for (const [j, w] of group.entries()) {
+            const count = all.count - (group.length - 1 - j);
+            w.resolve({ ...all, count, remaining: Math.max(0, all.limit - count) });
+          }
+          return;
+        }
+      }
+      for (const w of group) w.resolve(await limiter.consume(bucket));
+    } catch (err) {
+      for (const w of group) w.reject(err);
+    }
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const groups = waiting;
+    waiting = new Map();
+    for (const [bucket, group] of groups) void take(bucket, group);
+  }
+
+  function consumeOne(bucket: string): Promise<RateLimitResult> {
+    return new Promise((resolve, reject) => {
+      const group = waiting.get(bucket);
+      if (group) group.push({ resolve, reject });
+      else waiting.set(bucket, [{ resolve, reject }]);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+  }
+
   return {
     quota,
     async consume(productId, environment) {
-      const result = await limiter.consume(publishQuotaBucket(productId, environment));
+      const result = await consumeOne(publishQuotaBucket(productId, environment));
       const overSustained = result.allowed && result.count > soft;
       if (overSustained) opts.onOverSustained?.(productId, environment);
       return { policy, result, overSustained };
