@@ -11,7 +11,12 @@
 // thrown; express hands a synchronous throw and a rejected promise alike to the error handler.
 import type { ApiError, Clock, Environment } from '@lattice/core';
 import { checkPublicKey, readPresentedKey } from '@lattice/keys';
-import { type RateLimiter, type RateLimitResult, singlePolicyHeaders } from '@lattice/redis';
+import {
+  type FixedWindowPolicy,
+  type RateLimiter,
+  type RateLimitResult,
+  singlePolicyHeaders,
+} from '@lattice/redis';
 import type { Request, RequestHandler, Response } from 'express';
 import { EDGE_ERRORS } from './edge-errors.ts';
 import type { EdgeMetrics } from './edge-metrics.ts';
@@ -39,12 +44,44 @@ export interface EdgePipelineDeps {
   clientAddress?: (req: Request) => string | undefined;
 }
 
+/**
+ * The `RateLimit` value of a result, from a table of the values already built when the policy is
+ * small enough (remaining 0..limit by 0..window seconds: 101 × 61 strings for the spec's per-IP
+ * limit), so a request formats nothing; built every time otherwise.
+ */
+function cachedRateLimitValue(
+  policy: FixedWindowPolicy,
+  build: (result: RateLimitResult) => string,
+): (result: RateLimitResult) => string {
+  const maxSeconds = Math.max(1, Math.ceil(policy.windowMs / 1000));
+  const columns = maxSeconds + 1;
+  if ((policy.limit + 1) * columns > 100_000) return build;
+  const table: Array<string | undefined> = [];
+  return (result) => {
+    const { remaining, retryAfterSeconds: seconds } = result;
+    if (
+      !(Number.isInteger(remaining) && remaining >= 0 && remaining <= policy.limit) ||
+      !(Number.isInteger(seconds) && seconds >= 0 && seconds <= maxSeconds)
+    ) {
+      return build(result);
+    }
+    const index = remaining * columns + seconds;
+    let value = table[index];
+    if (value === undefined) {
+      value = build(result);
+      table[index] = value;
+    }
+    return value;
+  };
+}
+
 const requestIp = (req: Request): string | undefined => req.ip;
 
 export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
   const { environment, snapshots, limiter, matcher, toolkits, metrics, clock, revokedGraceMs } = deps;
   const clientAddress = deps.clientAddress ?? requestIp;
   const headers = singlePolicyHeaders(limiter.policy);
+  const rateLimitValue = cachedRateLimitValue(limiter.policy, headers.rateLimit);
   const tryConsume = limiter.tryConsume?.bind(limiter);
 
   function refuse(error: ApiError): never {
@@ -55,7 +92,7 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
   /** Steps 2 to 5, once the limit has answered. */
   function afterLimit(req: Request, res: Response, result: RateLimitResult): void | Promise<void> {
     res.setHeader('RateLimit-Policy', headers.policy);
-    res.setHeader('RateLimit', headers.rateLimit(result));
+    res.setHeader('RateLimit', rateLimitValue(result));
     if (!result.allowed) refuse(EDGE_ERRORS.rateLimited(String(result.retryAfterSeconds)));
 
     let target: ReturnType<typeof splitPublicPath>;

@@ -195,4 +195,72 @@ describe('createKeySnapshotHolder', () => {
       holder.close();
     }
   });
+
+  it('applies only the changed rows between full loads, and drops keys revoked past their window', async () => {
+    const clock = new ManualClock(1_000_000);
+    const calls: Array<{ since: Date | null; revokedAfter: Date }> = [];
+    let answer: SnapshotKey[] = [key(1), key(2), { ...key(3), revokedAtMs: 990_000 }];
+    let dbNowMs = 5_000_000;
+    const keys = {
+      snapshotKeys: async (): Promise<SnapshotKey[]> => {
+        throw new Error('not used when changedSince is offered');
+      },
+      async changedSince(_environment: Environment, since: Date | null, revokedAfter: Date) {
+        calls.push({ since, revokedAfter });
+        return { keys: answer, asOf: new Date(dbNowMs) };
+      },
+    };
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys,
+      refreshMs: 30_000,
+      fullReloadMs: 600_000,
+      logger,
+      clock,
+    });
+    try {
+      await holder.start();
+      const first = holder.current();
+      expect(first?.size).to.equal(3);
+      expect(calls[0]).to.deep.equal({ since: null, revokedAfter: new Date(970_000) });
+
+      // Incremental: a new key, a revoked one, a scope change; key 3's window has passed.
+      clock.advance(30_000);
+      dbNowMs += 30_000;
+      answer = [
+        key(4),
+        { ...key(1), revokedAtMs: 1_029_000 },
+        { ...key(2), scope: { kind: 'toolkit', toolkit: 'mail' } },
+      ];
+      await holder.reload();
+      expect(calls[1]?.since).to.deep.equal(new Date(5_000_000 - 60_000));
+      const second = holder.current();
+      expect(second).to.not.equal(first);
+      expect(second?.loadedAtMs).to.equal(1_030_000);
+      expect(second?.get('h4')?.id).to.equal('id-4');
+      expect(second?.get('h1')?.revokedAtMs).to.equal(1_029_000);
+      expect(second?.get('h2')?.scope).to.deep.equal({ kind: 'toolkit', toolkit: 'mail' });
+      expect(second?.get('h3'), 'revoked past its window').to.equal(undefined);
+      expect(second?.size).to.equal(3);
+
+      // Nothing changed, but key 1's window has passed: evicted.
+      clock.advance(30_000);
+      dbNowMs += 30_000;
+      answer = [];
+      await holder.reload();
+      expect(calls[2]?.since).to.deep.equal(new Date(5_030_000 - 60_000));
+      expect(holder.current()?.get('h1')).to.equal(undefined);
+      expect(holder.current()?.size).to.equal(2);
+
+      // A full load after fullReloadMs replaces everything.
+      clock.advance(600_000);
+      answer = [key(9)];
+      await holder.reload();
+      expect(calls[3]?.since).to.equal(null);
+      expect(holder.current()?.size).to.equal(1);
+      expect(holder.current()?.get('h9')?.id).to.equal('id-9');
+    } finally {
+      holder.close();
+    }
+  });
 });

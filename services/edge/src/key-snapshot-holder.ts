@@ -3,6 +3,13 @@
 // keys revoked within the last window, so a revoked key answers 403 for one window and 401 after
 // it (the key check compares its revocation time against revokedGraceMs = refreshMs).
 //
+// Refreshes are incremental when the repository offers `changedSince`: the holder keeps its Map and
+// applies only the rows changed since the previous load (by the database's clock, less a margin for
+// transactions that committed late), so a refresh costs a few rows instead of rebuilding a Map of
+// every key (allocation and GC on the request path). Keys revoked for longer than a window are
+// evicted on each load (the key check answers 401 for them by time anyway). A full load runs at
+// start and every fullReloadMs as a safety net.
+//
 // A failed load keeps the last good snapshot (logged, counted): a database outage must not take
 // the public routes down with it, and the age gauge tells how stale the snapshot has become.
 // Before the first success there is no snapshot and keyed routes answer 503 (fail closed); loads
@@ -15,13 +22,14 @@ import {
   type Logger,
   systemClock,
 } from '@lattice/core';
-import { createKeySnapshot, type KeySnapshot, type PublicKeyRepository } from '@lattice/keys';
+import type { KeySnapshot, PublicKeyRepository, SnapshotKey } from '@lattice/keys';
 import { type EdgeMetrics, NO_EDGE_METRICS, type ReloadTrigger } from './edge-metrics.ts';
 import type { KeySnapshotHolder } from './key-snapshot-source.ts';
 
 export interface KeySnapshotHolderOptions {
   environment: Environment;
-  keys: Pick<PublicKeyRepository, 'snapshotKeys'>;
+  /** Without `changedSince`, every load is a full one. */
+  keys: Pick<PublicKeyRepository, 'snapshotKeys'> & Partial<Pick<PublicKeyRepository, 'changedSince'>>;
   /** Period of the refresh, and the window a revoked key stays in the snapshot. */
   refreshMs: number;
   logger: Logger;
@@ -31,6 +39,19 @@ export interface KeySnapshotHolderOptions {
   debounceMs?: number;
   /** First retry delay after a failed load; doubles up to refreshMs. Default 250. */
   retryInitialMs?: number;
+  /** Period of the full loads between incremental ones. Default 600 000 (10 minutes). */
+  fullReloadMs?: number;
+}
+
+/**
+ * How far before the previous load's database time an incremental load starts reading: a change
+ * made in a transaction that began before that load but committed after it carries an older
+ * updated_at. Rows read twice are applied twice, harmlessly.
+ */
+const CHANGE_MARGIN_MS = 60_000;
+
+function snapshotOf(byHash: Map<string, SnapshotKey>, loadedAtMs: number): KeySnapshot {
+  return { loadedAtMs, size: byHash.size, get: (hash) => byHash.get(hash) };
 }
 
 export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnapshotHolder {
@@ -38,6 +59,7 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   const clock = opts.clock ?? systemClock;
   const metrics = opts.metrics ?? NO_EDGE_METRICS;
   const debounceMs = opts.debounceMs ?? 50;
+  const fullReloadMs = opts.fullReloadMs ?? 600_000;
   const retry = {
     initialMs: Math.min(opts.retryInitialMs ?? 250, refreshMs),
     maxMs: refreshMs,
@@ -46,6 +68,13 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   const log = opts.logger.child({ component: 'key-snapshot', environment });
 
   let snapshot: KeySnapshot | null = null;
+  // The Map behind `snapshot`, updated in place by incremental loads (synchronously, between
+  // requests), and the hashes of the revoked keys in it, evicted once past their window.
+  let byHash = new Map<string, SnapshotKey>();
+  const revoked = new Set<string>();
+  /** Database time of the last successful load; null until a full load succeeded. */
+  let changesAsOf: Date | null = null;
+  let lastFullMs = 0;
   let generation = 0;
   let failuresInRow = 0;
   let closed = false;
@@ -65,8 +94,45 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   async function loadOnce(trigger: ReloadTrigger): Promise<boolean> {
     const startedMs = clock.nowMs();
     try {
-      const rows = await keys.snapshotKeys(environment, new Date(startedMs - refreshMs));
-      snapshot = createKeySnapshot(rows, startedMs);
+      const revokedAfterMs = startedMs - refreshMs;
+      const revokedAfter = new Date(revokedAfterMs);
+      const full = !keys.changedSince || changesAsOf === null || startedMs - lastFullMs >= fullReloadMs;
+      let rows: SnapshotKey[];
+      let asOf: Date | null = null;
+      if (keys.changedSince) {
+        const since = full || !changesAsOf ? null : new Date(changesAsOf.getTime() - CHANGE_MARGIN_MS);
+        ({ keys: rows, asOf } = await keys.changedSince(environment, since, revokedAfter));
+      } else {
+        rows = await keys.snapshotKeys(environment, revokedAfter);
+      }
+      if (full) {
+        byHash = new Map();
+        revoked.clear();
+        lastFullMs = startedMs;
+      }
+      for (const k of rows) {
+        if (k.revokedAtMs === null) {
+          byHash.set(k.hash, k);
+          revoked.delete(k.hash);
+        } else if (k.revokedAtMs > revokedAfterMs) {
+          byHash.set(k.hash, k);
+          revoked.add(k.hash);
+        } else {
+          byHash.delete(k.hash);
+          revoked.delete(k.hash);
+        }
+      }
+      if (!full) {
+        for (const hash of revoked) {
+          const k = byHash.get(hash);
+          if (!k || k.revokedAtMs === null || k.revokedAtMs <= revokedAfterMs) {
+            byHash.delete(hash);
+            revoked.delete(hash);
+          }
+        }
+      }
+      changesAsOf = asOf;
+      snapshot = snapshotOf(byHash, startedMs);
       generation += 1;
       const durationMs = clock.nowMs() - startedMs;
       metrics.snapshotReloaded(trigger, durationMs);

@@ -21,6 +21,7 @@ export { IMPORT_ENVIRONMENT, importedScope, UNNAMED_REALTIME_IMPORT_NAME } from 
 export { createPostgresPublicKeyRepository } from './public-key-repository.postgres.ts';
 export type {
   ImportSource,
+  KeyChanges,
   NewPublicKey,
   PublicKeyRecord,
   PublicKeyRepository,

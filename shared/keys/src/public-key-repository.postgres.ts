@@ -110,24 +110,41 @@ export function createPostgresPublicKeyRepository(db: DbExecutor): PublicKeyRepo
         .returning(PUBLIC_KEY_COLUMNS);
       return row ? toPublicKeyRecord(row as PublicKeyRow) : undefined;
     },
-    async snapshotKeys(environment, revokedAfter): Promise<SnapshotKey[]> {
-      const rows = (await db('public_keys')
-        .select('id', 'product_id', 'key_hash', 'scope', 'revoked_at')
-        .where({ environment })
-        .andWhere((w) => w.where({ status: 'active' }).orWhere('revoked_at', '>', revokedAfter))) as Array<{
-        id: string;
-        product_id: string;
-        key_hash: string;
-        scope: PublicKeyScope;
-        revoked_at: Date | null;
-      }>;
-      return rows.map((r) => ({
-        id: r.id,
-        productId: r.product_id,
-        hash: r.key_hash,
-        scope: r.scope,
-        revokedAtMs: r.revoked_at ? r.revoked_at.getTime() : null,
-      }));
+    snapshotKeys: (environment, revokedAfter) => snapshotRows(db, environment, null, revokedAfter),
+    async changedSince(environment, since, revokedAfter) {
+      const { rows } = (await db.raw('select now() as as_of')) as { rows: Array<{ as_of: Date }> };
+      const keys = await snapshotRows(db, environment, since, revokedAfter);
+      return { keys, asOf: rows[0]!.as_of };
     },
   };
+}
+
+type SnapshotRow = {
+  id: string;
+  product_id: string;
+  key_hash: string;
+  scope: PublicKeyScope;
+  revoked_at: Date | null;
+};
+
+/** `since` null: active keys plus those revoked after `revokedAfter`; else every row changed after `since`. */
+async function snapshotRows(
+  db: DbExecutor,
+  environment: Environment,
+  since: Date | null,
+  revokedAfter: Date,
+): Promise<SnapshotKey[]> {
+  const q = db('public_keys')
+    .select('id', 'product_id', 'key_hash', 'scope', 'revoked_at')
+    .where({ environment });
+  if (since) q.andWhere('updated_at', '>', since);
+  else q.andWhere((w) => w.where({ status: 'active' }).orWhere('revoked_at', '>', revokedAfter));
+  const rows = (await q) as SnapshotRow[];
+  return rows.map((r) => ({
+    id: r.id,
+    productId: r.product_id,
+    hash: r.key_hash,
+    scope: r.scope,
+    revokedAtMs: r.revoked_at ? r.revoked_at.getTime() : null,
+  }));
 }

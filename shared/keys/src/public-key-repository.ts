@@ -50,4 +50,16 @@ export interface PublicKeyRepository {
   revoke(productId: string, id: string): Promise<PublicKeyRecord | undefined>;
   /** What an edge of `environment` serves: active keys and keys revoked after `revokedAfter`. */
   snapshotKeys(environment: Environment, revokedAfter: Date): Promise<SnapshotKey[]>;
+  /**
+   * For an incremental snapshot refresh: with `since` null, what snapshotKeys answers; otherwise
+   * every key of `environment` whose row changed (created, scope changed, revoked) after `since`,
+   * whatever its status. `asOf` is the database's time taken before the rows were read: the next
+   * call passes it back (less a margin for transactions that committed late) as `since`.
+   */
+  changedSince(environment: Environment, since: Date | null, revokedAfter: Date): Promise<KeyChanges>;
+}
+
+export interface KeyChanges {
+  keys: SnapshotKey[];
+  asOf: Date;
 }
