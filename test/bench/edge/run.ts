@@ -17,6 +17,7 @@ import { databaseUrlFor, ensureDatabase, ensureInfra, postgresAnswers, redisAnsw
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, migrateLatest } from '@lattice/store';
 import autocannon from 'autocannon';
+import { nextMessage } from '../support/child-messages.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchReport, type RoundResult, writeReport } from './report.ts';
 import { clearSeed, seedKeys } from './seed.ts';
@@ -68,15 +69,7 @@ async function startServer(args: ServerArgs, baselineDir?: string): Promise<Serv
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = <T extends ServerMessage['type']>(type: T) =>
-    new Promise<Extract<ServerMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (m: ServerMessage) => {
-        if (m.type !== type) return;
-        child.off('message', onMessage);
-        resolve(m as Extract<ServerMessage, { type: T }>);
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`${args.mode} server exited with ${code}`)));
-    });
+    nextMessage<ServerMessage, T>(child, type, `${args.mode} server`);
   const ready = await next('ready');
   return {
     child,

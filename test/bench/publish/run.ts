@@ -30,6 +30,7 @@ import {
 import { closeRedis, createRedis } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
+import { nextMessage } from '../support/child-messages.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchResult, type Round, writeReport } from './report.ts';
 
@@ -70,15 +71,7 @@ async function startServer(args: ServerArgs): Promise<Server> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = <T extends ServerMessage['type']>(type: T) =>
-    new Promise<Extract<ServerMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (m: ServerMessage) => {
-        if (m.type !== type) return;
-        child.off('message', onMessage);
-        resolve(m as Extract<ServerMessage, { type: T }>);
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`bench ${args.role} server exited with ${code}`)));
-    });
+    nextMessage<ServerMessage, T>(child, type, `bench ${args.role} server`);
   const ready = await next('ready');
   return {
     child,
