@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import { access, chown, mkdir, readFile } from 'node:fs/promises';
 import type { LatticeConfig, Logger } from '@lattice/core';
 import pg from 'pg';
-import { formatHostPort, hostPortOfUrl, isListening, isLocalHost } from './address.ts';
-import { reuseManagedService } from './managed-service.ts';
+import { formatHostPort, hostPortOfUrl } from './address.ts';
+import { decideStart } from './managed-service.ts';
 import type { InfraPaths } from './paths.ts';
 import { pollUntilReady } from './poll.ts';
 import { exitedReason, findExecutable, postgresBinDirs, spawnDetached } from './process.ts';
@@ -115,23 +115,17 @@ export async function ensurePostgres(opts: EnsurePostgresOptions): Promise<'reus
   const url = config.databaseUrl;
   const address = hostPortOfUrl(url, 5432);
   const where = `PostgreSQL at ${formatHostPort(address)}`;
-  if (await postgresAnswers(url)) return 'reused';
-
-  const waitForEarlier = (managed: ManagedService) =>
-    pollUntilReady({
-      what: where,
-      probe: () => postgresAnswers(url),
-      timeoutMs: readyTimeoutMs,
-      logger,
-      failure: exitedReason(managed),
-    });
-  if (await reuseManagedService('postgres', store, waitForEarlier)) return 'reused';
-  if (!isLocalHost(address.host)) throw new Error(`${where} does not answer and is not on this machine`);
-  if (await isListening(address)) {
-    throw new Error(
-      `${where}: the port is in use but does not answer as PostgreSQL with ${new URL(url).username || 'the default'} user`,
-    );
-  }
+  const decision = await decideStart({
+    name: 'postgres',
+    where,
+    address,
+    probe: () => postgresAnswers(url),
+    store,
+    logger,
+    readyTimeoutMs,
+    portInUseProblem: `the port is in use but does not answer as PostgreSQL with ${new URL(url).username || 'the default'} user`,
+  });
+  if (decision === 'reused') return 'reused';
 
   const dirs = [
     ...(opts.searchPath ?? '').split(':').filter(Boolean),

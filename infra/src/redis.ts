@@ -3,8 +3,8 @@
 import { mkdir } from 'node:fs/promises';
 import type { LatticeConfig, Logger } from '@lattice/core';
 import { Redis } from 'ioredis';
-import { formatHostPort, hostPortOfUrl, isListening, isLocalHost } from './address.ts';
-import { reuseManagedService } from './managed-service.ts';
+import { formatHostPort, hostPortOfUrl } from './address.ts';
+import { decideStart } from './managed-service.ts';
 import type { InfraPaths } from './paths.ts';
 import { pollUntilReady } from './poll.ts';
 import { exitedReason, findExecutable, spawnDetached } from './process.ts';
@@ -72,19 +72,17 @@ export async function ensureRedis(opts: EnsureRedisOptions): Promise<'reused' | 
   const url = config.redisUrl;
   const address = hostPortOfUrl(url, 6379);
   const where = `Redis at ${formatHostPort(address)}`;
-  if (await redisAnswers(url)) return 'reused';
-
-  const waitForEarlier = (managed: ManagedService) =>
-    pollUntilReady({
-      what: where,
-      probe: () => redisAnswers(url),
-      timeoutMs: readyTimeoutMs,
-      logger,
-      failure: exitedReason(managed),
-    });
-  if (await reuseManagedService('redis', store, waitForEarlier)) return 'reused';
-  if (!isLocalHost(address.host)) throw new Error(`${where} does not answer and is not on this machine`);
-  if (await isListening(address)) throw new Error(`${where}: the port is in use but does not answer PING`);
+  const decision = await decideStart({
+    name: 'redis',
+    where,
+    address,
+    probe: () => redisAnswers(url),
+    store,
+    logger,
+    readyTimeoutMs,
+    portInUseProblem: 'the port is in use but does not answer PING',
+  });
+  if (decision === 'reused') return 'reused';
 
   const dirs = [...(opts.searchPath ?? '').split(':').filter(Boolean), ...STANDARD_BIN_DIRS];
   const redisServer = await findExecutable('redis-server', dirs.join(':'));

@@ -13,4 +13,4 @@ export type { RecordProducer } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { rabinFingerprint64 } from './rabin.ts';
 export type { EnsureTopicsOptions, TopicId, TopicSpec } from './topics.ts';
-export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';
+export { ensureTopics, TOPIC_CATALOG, topicName, waitForTopicLeaders } from './topics.ts';

@@ -2,7 +2,7 @@
 // Topics are created explicitly (KRaft brokers run with auto-create off) before anyone
 // subscribes; creation is idempotent.
 
-import type { Logger } from '@lattice/core';
+import { type Logger, sleep } from '@lattice/core';
 import type { Admin } from 'kafkajs';
 
 export interface TopicSpec {
@@ -38,6 +38,27 @@ export interface EnsureTopicsOptions {
   partitions: number;
   replicationFactor: number;
   logger: Logger;
+  leaderTimeoutMs?: number;
+}
+
+/** Polls metadata until every partition of the topics has a leader (unknown topics: not yet). */
+export async function waitForTopicLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let lastProblem = 'no leader yet';
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics });
+      const ready =
+        meta.topics.length === topics.length &&
+        meta.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      if (ready) return;
+    } catch (err) {
+      lastProblem = (err as Error).message;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`topics ${topics.join(', ')} have no leaders after ${timeoutMs} ms: ${lastProblem}`);
+    await sleep(100);
+  }
 }
 
 /**
@@ -52,13 +73,16 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
   if (missing.length > 0) {
     // false when another process created them between our list and create: nothing to report.
     const didCreate = await opts.admin.createTopics({
-      waitForLeaders: true,
+      // kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION, which a freshly started KRaft
+      // broker answers for a moment after creating a topic; waitForTopicLeaders tolerates it.
+      waitForLeaders: false,
       topics: missing.map((topic) => ({
         topic,
         numPartitions: opts.partitions,
         replicationFactor: opts.replicationFactor,
       })),
     });
+    await waitForTopicLeaders(opts.admin, missing, opts.leaderTimeoutMs ?? 30_000);
     if (didCreate) {
       created = missing;
       opts.logger.info({ topics: missing, partitions: opts.partitions }, 'created topics');
