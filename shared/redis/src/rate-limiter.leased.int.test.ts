@@ -169,6 +169,21 @@ describe('createLeasedRateLimiter (Redis)', () => {
     expect(limiter.tryConsume('198.51.100.1')).to.equal(undefined);
   });
 
+  it('leases a tenth of the limit by default, at most 1024 units', async () => {
+    const clock = new ManualClock(WINDOW_START_MS + 1_000);
+    const firstLease = async (limit: number) => {
+      const policy = { name: `default-lease-${limit}`, limit, windowMs: 60_000 };
+      const limiter = createLeasedRateLimiter({ redis, policy, clock, keyPrefix, prefetch: false });
+      await limiter.consume('203.0.113.20');
+      return Number(await redis.get(rateLimitKey(keyPrefix, policy.name, '203.0.113.20', WINDOW_START_MS)));
+    };
+    expect(await firstLease(100)).to.equal(10);
+    expect(await firstLease(10_230)).to.equal(1_023);
+    expect(await firstLease(10_240)).to.equal(1_024);
+    expect(await firstLease(10_250)).to.equal(1_024);
+    expect(await firstLease(1_000_000_000)).to.equal(1_024);
+  });
+
   it('two nodes sharing one Redis never admit more than the limit in a window, however interleaved', async () => {
     const other = createRedis({ url: TEST_REDIS_URL, logger, name: 'rate-limiter-leased-test-2' });
     try {

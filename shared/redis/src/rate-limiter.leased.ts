@@ -51,7 +51,8 @@ export interface LeasedRateLimiterOptions {
   expiryGraceMs?: number;
   /**
    * Most units one lease takes; bounds what one node can leave unused per bucket and window.
-   * Default: a tenth of the limit, between 1 and 64 (10 for 100 per minute).
+   * Default: a tenth of the limit, between 1 and 1024 (10 for 100 per minute): the loss stays
+   * a bounded share of the limit, and a generous limit costs one round trip per 1024 calls.
    */
   maxLease?: number;
   /** A lease takes at most 1/leaseDivisor of the window's remaining budget. Default 4. */
@@ -82,6 +83,9 @@ interface Lease {
   /** Units of the last grant, for the prefetch threshold. */
   lastGrant: number;
 }
+
+/** The default maxLease's ceiling. */
+const MAX_DEFAULT_LEASE = 1024;
 
 /** Leases smaller than this are taken on demand only. */
 const PREFETCH_MIN_UNITS = 4;
@@ -121,7 +125,7 @@ export function createLeasedRateLimiter(opts: LeasedRateLimiterOptions): LeasedR
   const expiryGraceMs = integerAtLeast('expiryGraceMs', opts.expiryGraceMs ?? 5000, 0);
   const maxLease = integerAtLeast(
     'maxLease',
-    opts.maxLease ?? Math.min(64, Math.max(1, Math.floor(limit / 10))),
+    opts.maxLease ?? Math.min(MAX_DEFAULT_LEASE, Math.max(1, Math.floor(limit / 10))),
     1,
   );
   const leaseDivisor = integerAtLeast('leaseDivisor', opts.leaseDivisor ?? 4, 1);
