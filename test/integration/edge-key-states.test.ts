@@ -2,6 +2,7 @@
 // Product public key") as the edge serves it, on both environments: a created key refused until
 // the next snapshot and accepted after it (or early, on a change notification), a scope edit
 // taking effect, and a revoked key passing → 403 public_key_scope → 401 public_key_invalid.
+import { Agent, request } from 'node:http';
 import { ENVIRONMENTS, sha256Hex, sleep } from '@lattice/core';
 import { keyChangesChannel } from '@lattice/redis';
 import { expect } from 'chai';
@@ -161,6 +162,68 @@ describe('public edge: key state transitions', function () {
         expect(outcome(await send())).to.equal('401 public_key_invalid');
         expect(outcome(await send(replacement.secret))).to.equal('passed');
       });
+
+      it('one keep-alive connection: a key found once is still judged on every snapshot (scope edit, revoke)', async () => {
+        const edge = await suite.startEdge(environment, {
+          config: { snapshotRefreshMs: 60_000 },
+          notifications: false,
+          toolkits: echoToolkits(),
+        });
+        const productId = await suite.newProduct();
+        const { secret, record } = await suite.createKey({ productId, environment });
+        const other = await suite.createKey({ productId, environment });
+        await edge.snapshots.reload();
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          const send = (key = secret) => sendOn(agent, edge, `/${productId}/realtime/messages`, key);
+          const first = await send();
+          expect(first.status).to.equal(200);
+          // The connection's cached key answers again; another value on it is looked up afresh.
+          expect(await send()).to.deep.equal({ status: 200, reused: true });
+          expect(await send(other.secret)).to.deep.equal({ status: 200, reused: true });
+          expect(await send(`${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}`)).to.deep.equal({
+            status: 401,
+            reused: true,
+          });
+          expect(await send()).to.deep.equal({ status: 200, reused: true });
+
+          await suite.keys.updateScope(productId, record.id, { kind: 'toolkit', toolkit: 'mail' });
+          await edge.snapshots.reload();
+          expect(await send()).to.deep.equal({ status: 403, reused: true });
+
+          await suite.keys.updateScope(productId, record.id, { kind: 'product' });
+          await edge.snapshots.reload();
+          expect(await send()).to.deep.equal({ status: 200, reused: true });
+
+          await suite.keys.revoke(productId, record.id);
+          await edge.snapshots.reload();
+          expect(await send()).to.deep.equal({ status: 403, reused: true });
+          expect(await send(other.secret)).to.deep.equal({ status: 200, reused: true });
+        } finally {
+          agent.destroy();
+        }
+      });
     });
   }
 });
+
+/** One request over `agent`'s connection: its status, and whether the connection was reused. */
+function sendOn(
+  agent: Agent,
+  edge: { url: string },
+  path: string,
+  key: string,
+): Promise<{ status: number; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${edge.url}${path}`,
+      { method: 'POST', agent, headers: { ...bearer(key), 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+      },
+    );
+    req.on('error', reject);
+    req.end('{}');
+  });
+}

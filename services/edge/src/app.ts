@@ -3,11 +3,12 @@
 // variables, opens connections or starts timers (startEdge does, in server.ts).
 import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
 import type { RateLimiter } from '@lattice/redis';
-import express, { type Express, type Request } from 'express';
+import express, { type Express } from 'express';
 import { edgeErrorHandler } from './edge-error-handler.ts';
 import { type EdgeMetrics, NO_EDGE_METRICS } from './edge-metrics.ts';
 import { edgePipeline } from './edge-pipeline.ts';
 import type { KeySnapshotSource } from './key-snapshot-source.ts';
+import { perIpBucketOf } from './per-ip-limit.ts';
 import { createRouteMatcher } from './route-matcher.ts';
 import type { ToolkitRegistry } from './toolkit-registry.ts';
 import { parseTrustProxy } from './trust-proxy.ts';
@@ -52,9 +53,7 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
       metrics: deps.metrics ?? NO_EDGE_METRICS,
       clock: deps.clock ?? systemClock,
       revokedGraceMs: deps.revokedGraceMs,
-      // Trusting no proxy, req.ip is the socket's address: read it without parsing
-      // X-Forwarded-For only for proxy-addr to discard it on every request.
-      ...(trustProxy === false ? { clientAddress: (req: Request) => req.socket.remoteAddress } : {}),
+      bucketOf: perIpBucketOf(deps.environment, trustProxy !== false && trustProxy !== 0),
     }),
   );
   app.use(edgeErrorHandler(logger));

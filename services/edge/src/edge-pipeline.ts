@@ -2,8 +2,8 @@
 //   1 per-IP limit (Redis, local fallback)   every request under the edge counts, even a 404,
 //                                             so scanning for routes costs the scanner too
 //   2 route match against PUBLIC_ROUTES       unknown path 404, known path + wrong method 405
-//   3 public key check (keyed routes only)    in-memory snapshot; keyless routes read no key
-//   4 strip the key headers                   the toolkit never sees a credential
+//   3 take the key headers out                the toolkit never sees a credential
+//   4 public key check (keyed routes only)    in-memory snapshot, against the headers taken
 //   5 the toolkit's handler                   501 until a toolkit registers one
 // It is one middleware rather than five so the hot path pays for one express layer, and it stays
 // synchronous when the limiter can answer without I/O (a leased unit, see per-ip-limit.ts): no
@@ -18,11 +18,11 @@ import {
   singlePolicyHeaders,
 } from '@lattice/redis';
 import type { Request, RequestHandler, Response } from 'express';
+import { type ConnectionKeyCache, createConnectionKeyCache } from './connection-key-cache.ts';
 import { EDGE_ERRORS } from './edge-errors.ts';
 import type { EdgeMetrics } from './edge-metrics.ts';
-import { stripKeyHeadersFrom } from './key-headers.ts';
+import { takeKeyHeaders } from './key-headers.ts';
 import type { KeySnapshotSource } from './key-snapshot-source.ts';
-import { perIpBucket } from './per-ip-limit.ts';
 import { splitPublicPath } from './public-path.ts';
 import type { RouteMatcher } from './route-matcher.ts';
 import type { ToolkitRegistry } from './toolkit-registry.ts';
@@ -37,11 +37,10 @@ export interface EdgePipelineDeps {
   clock: Clock;
   /** How long a revoked key answers 403 before 401: one snapshot window. */
   revokedGraceMs: number;
-  /**
-   * The client address the limit counts (express's `req.ip` under `trust proxy`); undefined only
-   * for a socket already gone. Default: `req.ip`.
-   */
-  clientAddress?: (req: Request) => string | undefined;
+  /** The per-IP limit's bucket of a request (perIpBucketOf). */
+  bucketOf: (req: Request) => string;
+  /** Finds the key for a presented value; default: createConnectionKeyCache(). */
+  keyCache?: ConnectionKeyCache;
 }
 
 /**
@@ -75,11 +74,10 @@ function cachedRateLimitValue(
   };
 }
 
-const requestIp = (req: Request): string | undefined => req.ip;
-
 export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
   const { environment, snapshots, limiter, matcher, toolkits, metrics, clock, revokedGraceMs } = deps;
-  const clientAddress = deps.clientAddress ?? requestIp;
+  const { bucketOf } = deps;
+  const keyCache = deps.keyCache ?? createConnectionKeyCache();
   const headers = singlePolicyHeaders(limiter.policy);
   const rateLimitValue = cachedRateLimitValue(limiter.policy, headers.rateLimit);
   const tryConsume = limiter.tryConsume?.bind(limiter);
@@ -107,21 +105,25 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
     if (match.kind === 'method') refuse(EDGE_ERRORS.methodNotAllowed(req.method, match.allow));
     if (match.kind === 'malformed') refuse(EDGE_ERRORS.malformedPath());
 
+    // Taken out before the check, keyless routes included: a credential sent to a keyless
+    // route is stripped all the same, and a refused request goes no further anyway.
+    const keyHeaders = takeKeyHeaders(req);
     let keyId: string | null = null;
     if (match.route.keyed) {
-      const check = checkPublicKey({
-        snapshot: snapshots.current(),
-        presented: readPresentedKey(req.headers),
-        productId: target.productId,
-        route: match.route,
-        nowMs: clock.nowMs(),
-        revokedGraceMs,
-      });
+      const check = checkPublicKey(
+        {
+          snapshot: snapshots.current(),
+          presented: readPresentedKey(keyHeaders),
+          productId: target.productId,
+          route: match.route,
+          nowMs: clock.nowMs(),
+          revokedGraceMs,
+        },
+        (snapshot, presented) => keyCache.find(req.socket, snapshot, presented),
+      );
       if (!check.ok) refuse(check.error);
       keyId = check.key.id;
     }
-    // Keyless routes read no key, but a credential sent to them is stripped all the same.
-    stripKeyHeadersFrom(req);
     metrics.requestOutcome('passed');
     return toolkits.handlerFor(match.route)({
       environment,
@@ -135,7 +137,7 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
   }
 
   return (req, res) => {
-    const bucket = perIpBucket(environment, clientAddress(req) ?? 'unknown');
+    const bucket = bucketOf(req);
     const known = tryConsume?.(bucket, 1);
     if (known !== undefined) return afterLimit(req, res, known);
     return limiter.consume(bucket, 1).then((result) => afterLimit(req, res, result));

@@ -18,6 +18,7 @@ import {
   type FallbackRateLimiter,
   type FixedWindowPolicy,
 } from '@lattice/redis';
+import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { EdgeMetrics } from './edge-metrics.ts';
 
@@ -55,4 +56,23 @@ export function createPerIpLimiter(opts: PerIpLimiterOptions): FallbackRateLimit
 /** The bucket of one client address in one environment. */
 export function perIpBucket(environment: Environment, ip: string): string {
   return `${environment}:${ip}`;
+}
+
+/**
+ * The bucket of a request. Trusting no proxy, the address is the socket's, the same for every
+ * request of a connection: its bucket is built once per connection (and the string, reused,
+ * keeps its hash for the limiter's map). Behind a trusted proxy it is express's `req.ip`, read
+ * per request from X-Forwarded-For. A socket already gone counts as `unknown`.
+ */
+export function perIpBucketOf(environment: Environment, trustsProxy: boolean): (req: Request) => string {
+  if (trustsProxy) return (req) => perIpBucket(environment, req.ip ?? 'unknown');
+  const byConnection = new WeakMap<object, string>();
+  return (req) => {
+    let bucket = byConnection.get(req.socket);
+    if (bucket === undefined) {
+      bucket = perIpBucket(environment, req.socket.remoteAddress ?? 'unknown');
+      byConnection.set(req.socket, bucket);
+    }
+    return bucket;
+  };
 }

@@ -14,6 +14,7 @@ export {
   constantTimeEqual,
   mintSecret,
   parseSecret,
+  sameStringConstantTime,
   sha256Hex,
   sha256HexEqual,
   visiblePart,

@@ -3,6 +3,7 @@ import {
   constantTimeEqual,
   mintSecret,
   parseSecret,
+  sameStringConstantTime,
   sha256Hex,
   sha256HexEqual,
   visiblePart,
@@ -23,6 +24,14 @@ describe('secrets', () => {
     expect(constantTimeEqual('lmt_abc', 'lmt_abc')).to.equal(true);
     expect(constantTimeEqual('lmt_abc', 'lmt_abd')).to.equal(false);
     expect(constantTimeEqual('lmt_ab', 'lmt_abc')).to.equal(false);
+  });
+
+  it('compares short strings in constant time without hashing', () => {
+    expect(sameStringConstantTime('lpk_abc', 'lpk_abc')).to.equal(true);
+    expect(sameStringConstantTime('lpk_abc', 'lpk_abd')).to.equal(false);
+    expect(sameStringConstantTime('xpk_abc', 'lpk_abc')).to.equal(false);
+    expect(sameStringConstantTime('lpk_ab', 'lpk_abc')).to.equal(false);
+    expect(sameStringConstantTime('', '')).to.equal(true);
   });
 
   it('compares SHA-256 hex digests without hashing them again', () => {

@@ -19,6 +19,19 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(da, db) && a.length === b.length;
 }
 
+/**
+ * Constant-time equality of two short strings, without hashing: every character is compared
+ * whatever the earlier ones held, so the time depends on the lengths only (which, for keys of a
+ * fixed shape, reveal nothing). For comparing a presented value with one presented before;
+ * stored secrets are compared as digests (sha256HexEqual).
+ */
+export function sameStringConstantTime(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 // Scratch space for sha256HexEqual: JavaScript runs one call at a time and the comparison never
 // yields, so two fixed buffers serve every call without allocating.
 const SHA256_BYTES = 32;

@@ -1,5 +1,11 @@
-export type { KeyCheckInput, KeyCheckResult, KeySnapshot, SnapshotKey } from './key-check.ts';
-export { checkPublicKey, createKeySnapshot, KEY_CHECK_ERRORS, KEY_CHECK_STEP } from './key-check.ts';
+export type { KeyCheckInput, KeyCheckResult, KeyFinder, KeySnapshot, SnapshotKey } from './key-check.ts';
+export {
+  checkPublicKey,
+  createKeySnapshot,
+  findPresentedKey,
+  KEY_CHECK_ERRORS,
+  KEY_CHECK_STEP,
+} from './key-check.ts';
 export type { IssuedKey } from './key-issue.ts';
 export { issueMailKey, issuePublicKey, issueRealtimeKey } from './key-issue.ts';
 export type { MintedKey } from './key-material.ts';
@@ -14,7 +20,7 @@ export type {
   NewMailKey,
 } from './mail-key-repository.ts';
 export { MAIL_KEY_SCOPES } from './mail-key-repository.ts';
-export { PUBLIC_KEY_HEADERS, readPresentedKey, stripKeyHeaders } from './presented-key.ts';
+export { PUBLIC_KEY_HEADERS, readPresentedKey } from './presented-key.ts';
 export { createPostgresAreaKeyImporter } from './public-key-import.postgres.ts';
 export type { AreaKeyImporter } from './public-key-import.ts';
 export { IMPORT_ENVIRONMENT, importedScope, UNNAMED_REALTIME_IMPORT_NAME } from './public-key-import.ts';

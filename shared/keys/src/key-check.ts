@@ -68,16 +68,27 @@ export interface KeyCheckInput {
   revokedGraceMs: number;
 }
 
-export function checkPublicKey(input: KeyCheckInput): KeyCheckResult {
+/**
+ * The snapshot's key for a presented value, or undefined. The value is hashed once; the map
+ * lookup by that digest finds the candidate (its timing depends on the digest, never on the
+ * secret) and the comparison that decides is one constant-time comparison of the two 32-byte
+ * digests.
+ */
+export function findPresentedKey(snapshot: KeySnapshot, presented: string): SnapshotKey | undefined {
+  const hash = sha256Hex(presented);
+  const key = snapshot.get(hash);
+  return key && sha256HexEqual(key.hash, hash) ? key : undefined;
+}
+
+/** How a key is found for a presented value: findPresentedKey, or a cache in front of it. */
+export type KeyFinder = (snapshot: KeySnapshot, presented: string) => SnapshotKey | undefined;
+
+export function checkPublicKey(input: KeyCheckInput, find: KeyFinder = findPresentedKey): KeyCheckResult {
   if (!input.snapshot) return { ok: false, error: KEY_CHECK_ERRORS.unavailable() };
   if (!input.presented) return { ok: false, error: KEY_CHECK_ERRORS.required() };
-  // The presented key is hashed once. The map lookup by that digest finds the candidate (its
-  // timing depends on the digest, never on the secret); the comparison that decides is one
-  // constant-time comparison of the two 32-byte digests. The product id is public (it is in the
-  // path), so it is compared plainly.
-  const hash = sha256Hex(input.presented);
-  const key = input.snapshot.get(hash);
-  if (!key || !sha256HexEqual(key.hash, hash) || key.productId !== input.productId) {
+  // The product id is public (it is in the path), so it is compared plainly.
+  const key = find(input.snapshot, input.presented);
+  if (!key || key.productId !== input.productId) {
     return { ok: false, error: KEY_CHECK_ERRORS.invalid() };
   }
   if (key.revokedAtMs !== null) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readPresentedKey, stripKeyHeaders } from './presented-key.ts';
+import { readPresentedKey } from './presented-key.ts';
 
 describe('reading the presented public key', () => {
   it('prefers Authorization: Bearer, then X-Public-Key, then X-Api-Key', () => {
@@ -15,16 +15,5 @@ describe('reading the presented public key', () => {
     expect(readPresentedKey({ authorization: 'Basic dXNlcjpwYXNz' })).to.equal(null);
     expect(readPresentedKey({ authorization: 'Bearer', 'x-public-key': 'b' })).to.equal('b');
     expect(readPresentedKey({ 'x-public-key': '  ' })).to.equal(null);
-  });
-
-  it('strips all three headers', () => {
-    const headers: Record<string, string> = {
-      authorization: 'x',
-      'x-public-key': 'y',
-      'x-api-key': 'z',
-      accept: 'a',
-    };
-    stripKeyHeaders(headers);
-    expect(headers).to.deep.equal({ accept: 'a' });
   });
 });

@@ -20,8 +20,3 @@ export function readPresentedKey(headers: Headers): string | null {
   }
   return single(headers['x-public-key']) ?? single(headers['x-api-key']) ?? null;
 }
-
-/** Removes all three key headers so the toolkit never sees a credential. */
-export function stripKeyHeaders(headers: Headers): void {
-  for (const name of PUBLIC_KEY_HEADERS) delete headers[name];
-}
