@@ -8,12 +8,18 @@ export function nextMessage<M extends { type: string }, T extends M['type']>(
   label: string,
 ): Promise<Extract<M, { type: T }>> {
   return new Promise((resolve, reject) => {
+    // Both listeners go once either fires: a bench asks its servers many times.
     const onMessage = (m: M) => {
       if (m.type !== type) return;
       child.off('message', onMessage);
+      child.off('exit', onExit);
       resolve(m as Extract<M, { type: T }>);
     };
+    const onExit = (code: number | null) => {
+      child.off('message', onMessage);
+      reject(new Error(`${label} exited with ${code}`));
+    };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`${label} exited with ${code}`)));
+    child.once('exit', onExit);
   });
 }
