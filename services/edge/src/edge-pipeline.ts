@@ -89,8 +89,11 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
 
   /** Steps 2 to 5, once the limit has answered. */
   function afterLimit(req: Request, res: Response, result: RateLimitResult): void | Promise<void> {
-    res.setHeader('RateLimit-Policy', headers.policy);
-    res.setHeader('RateLimit', rateLimitValue(result));
+    // Lower-case names (field names are case-insensitive; HTTP/2 and 3 send only these): Node
+    // stores every header under its lower-case name, and a name already lower case saves it a
+    // copy per header per request.
+    res.setHeader('ratelimit-policy', headers.policy);
+    res.setHeader('ratelimit', rateLimitValue(result));
     if (!result.allowed) refuse(EDGE_ERRORS.rateLimited(String(result.retryAfterSeconds)));
 
     let target: ReturnType<typeof splitPublicPath>;
@@ -116,7 +119,7 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
           presented: readPresentedKey(keyHeaders),
           productId: target.productId,
           route: match.route,
-          nowMs: clock.nowMs(),
+          clock,
           revokedGraceMs,
         },
         (snapshot, presented) => keyCache.find(req.socket, snapshot, presented),

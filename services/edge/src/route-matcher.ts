@@ -4,11 +4,12 @@
 // to that) plus what an HTTP router needs: HEAD served as GET, and the Allow list for a 405.
 import { PUBLIC_ROUTES, type PublicMethod, type PublicRoute } from '@lattice/keys';
 
-type Segment = { literal: string } | { param: string };
-
 interface CompiledRoute {
   route: PublicRoute;
-  segments: Segment[];
+  /** Per segment of the template: the literal it must equal, or null for a parameter. */
+  literals: Array<string | null>;
+  /** Per segment: the parameter's name, or null for a literal. */
+  names: Array<string | null>;
 }
 
 export type RouteResolution =
@@ -28,19 +29,23 @@ const NONE: RouteResolution = { kind: 'none' };
 const MALFORMED: RouteResolution = { kind: 'malformed' };
 
 function compile(route: PublicRoute): CompiledRoute {
+  // Two arrays of one element type each, not an object per segment of one of two shapes: the
+  // per-request loop then reads monomorphic arrays.
+  const segments = route.path.split('/');
+  const isParam = (s: string) => s.startsWith('{') && s.endsWith('}');
   return {
     route,
-    segments: route.path
-      .split('/')
-      .map((s) => (s.startsWith('{') && s.endsWith('}') ? { param: s.slice(1, -1) } : { literal: s })),
+    literals: segments.map((s) => (isParam(s) ? null : s)),
+    names: segments.map((s) => (isParam(s) ? s.slice(1, -1) : null)),
   };
 }
 
 function segmentsMatch(compiled: CompiledRoute, segments: readonly string[]): boolean {
+  const { literals } = compiled;
   for (let i = 0; i < segments.length; i++) {
-    const t = compiled.segments[i]!;
+    const literal = literals[i];
     const s = segments[i]!;
-    if ('literal' in t ? t.literal !== s : s === '') return false;
+    if (literal === null ? s === '' : literal !== s) return false;
   }
   return true;
 }
@@ -60,9 +65,9 @@ export function createRouteMatcher(routes: readonly PublicRoute[] = PUBLIC_ROUTE
       byLength = new Map();
       byToolkit.set(route.toolkit, byLength);
     }
-    const list = byLength.get(compiled.segments.length) ?? [];
+    const list = byLength.get(compiled.literals.length) ?? [];
     list.push(compiled);
-    byLength.set(compiled.segments.length, list);
+    byLength.set(compiled.literals.length, list);
   }
 
   return {
@@ -84,11 +89,11 @@ export function createRouteMatcher(routes: readonly PublicRoute[] = PUBLIC_ROUTE
         }
         const params: Record<string, string> = {};
         for (let i = 0; i < segments.length; i++) {
-          const t = c.segments[i]!;
-          if (!('param' in t)) continue;
+          const name = c.names[i];
+          if (name === null || name === undefined) continue;
           const raw = segments[i]!;
           try {
-            params[t.param] = raw.includes('%') ? decodeURIComponent(raw) : raw;
+            params[name] = raw.includes('%') ? decodeURIComponent(raw) : raw;
           } catch {
             return MALFORMED;
           }

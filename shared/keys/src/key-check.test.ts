@@ -1,4 +1,4 @@
-import { sha256Hex } from '@lattice/core';
+import { ManualClock, sha256Hex } from '@lattice/core';
 import { expect } from 'chai';
 import { checkPublicKey, createKeySnapshot, type KeyCheckInput, type SnapshotKey } from './key-check.ts';
 import { PUBLIC_ROUTES } from './public-routes.ts';
@@ -31,7 +31,7 @@ function check(overrides: Partial<KeyCheckInput>) {
     presented: KEY,
     productId: PRODUCT,
     route: messages,
-    nowMs: 1_000_000,
+    clock: new ManualClock(1_000_000),
     revokedGraceMs: 30_000,
     ...overrides,
   });
@@ -83,12 +83,12 @@ describe('public key check', () => {
   it('answers 403 for a key revoked within the window and 401 once the window has passed', () => {
     const revokedAt = 1_000_000 - 30_000;
     const snapshot = snapshotWith({ revokedAtMs: revokedAt });
-    expect(errorOf(check({ snapshot, nowMs: revokedAt + 30_000 }))).to.deep.equal([
+    expect(errorOf(check({ snapshot, clock: new ManualClock(revokedAt + 30_000) }))).to.deep.equal([
       403,
       'public_key_scope',
       'public_key_check',
     ]);
-    expect(errorOf(check({ snapshot, nowMs: revokedAt + 30_001 }))).to.deep.equal([
+    expect(errorOf(check({ snapshot, clock: new ManualClock(revokedAt + 30_001) }))).to.deep.equal([
       401,
       'public_key_invalid',
       'public_key_check',

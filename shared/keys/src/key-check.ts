@@ -1,7 +1,7 @@
 // The public edge's key check, as a pure function of an in-memory snapshot. Outcomes follow the
 // spec's table exactly; unknown, mistyped, revoked-long-ago, foreign-product and
 // other-environment keys are indistinguishable (one fixed 401 body).
-import { ApiError, sha256Hex, sha256HexEqual } from '@lattice/core';
+import { ApiError, type Clock, sha256Hex, sha256HexEqual } from '@lattice/core';
 import type { PublicRoute } from './public-routes.ts';
 import { type PublicKeyScope, scopeCovers } from './scope.ts';
 
@@ -63,7 +63,8 @@ export interface KeyCheckInput {
   presented: string | null;
   productId: string;
   route: PublicRoute;
-  nowMs: number;
+  /** Read only for a revoked key (most checks need no time). */
+  clock: Clock;
   /** How long a revoked key answers 403 before it answers 401 (one snapshot window). */
   revokedGraceMs: number;
 }
@@ -92,7 +93,7 @@ export function checkPublicKey(input: KeyCheckInput, find: KeyFinder = findPrese
     return { ok: false, error: KEY_CHECK_ERRORS.invalid() };
   }
   if (key.revokedAtMs !== null) {
-    const revokedForMs = input.nowMs - key.revokedAtMs;
+    const revokedForMs = input.clock.nowMs() - key.revokedAtMs;
     return {
       ok: false,
       error: revokedForMs > input.revokedGraceMs ? KEY_CHECK_ERRORS.invalid() : KEY_CHECK_ERRORS.scope(),

@@ -2,7 +2,7 @@
 // and Redis: what carries over and what does not, that the copy is a second record revoked
 // independently of its source, and that an imported key passes the edge's key check exactly
 // like a minted one.
-import { sha256Hex } from '@lattice/core';
+import { sha256Hex, systemClock } from '@lattice/core';
 import {
   checkPublicKey,
   createKeySnapshot,
@@ -58,7 +58,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
       presented,
       productId,
       route: r,
-      nowMs: Date.now(),
+      clock: systemClock,
       revokedGraceMs: 30_000,
     });
     return result.ok ? 'ok' : result.error.code;
