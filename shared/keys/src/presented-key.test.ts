@@ -8,6 +8,10 @@ describe('reading the presented public key', () => {
     expect(readPresentedKey({ 'x-public-key': 'b', 'x-api-key': 'c' })).to.equal('b');
     expect(readPresentedKey({ 'x-api-key': 'c' })).to.equal('c');
     expect(readPresentedKey({ authorization: 'bearer  a ' })).to.equal('a');
+    expect(readPresentedKey({ authorization: 'Bearer lpk_0123' })).to.equal('lpk_0123');
+    expect(readPresentedKey({ authorization: 'Bearer\tlpk_0123' })).to.equal('lpk_0123');
+    expect(readPresentedKey({ authorization: 'BEARER lpk_0123' })).to.equal('lpk_0123');
+    expect(readPresentedKey({ authorization: 'Bearer \u00a0lpk_0123' })).to.equal('lpk_0123');
   });
 
   it('ignores another Authorization scheme and falls through to the key headers', () => {
@@ -15,5 +19,9 @@ describe('reading the presented public key', () => {
     expect(readPresentedKey({ authorization: 'Basic dXNlcjpwYXNz' })).to.equal(null);
     expect(readPresentedKey({ authorization: 'Bearer', 'x-public-key': 'b' })).to.equal('b');
     expect(readPresentedKey({ 'x-public-key': '  ' })).to.equal(null);
+    // Whitespace inside the credential is no Bearer credential at all.
+    expect(readPresentedKey({ authorization: 'Bearer a b', 'x-api-key': 'c' })).to.equal('c');
+    expect(readPresentedKey({ authorization: 'Bearer a\u00a0b' })).to.equal(null);
+    expect(readPresentedKey({ authorization: 'Bearerx a' })).to.equal(null);
   });
 });

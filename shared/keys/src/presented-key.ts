@@ -12,11 +12,33 @@ function single(value: string | string[] | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+const BEARER = /^Bearer\s+(\S+)$/i;
+const PLAIN_BEARER = 'Bearer ';
+
+/** The credential of `Bearer <credential>` (scheme in any case, any whitespace), or null. */
+function bearerCredential(value: string): string | null {
+  // The usual form (this spelling, one space, printable ASCII after it) without the regular
+  // expression, which decides everything else; both give the same answer for this form.
+  if (value.length > PLAIN_BEARER.length && value.startsWith(PLAIN_BEARER)) {
+    let plain = true;
+    for (let i = PLAIN_BEARER.length; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      if (c <= 0x20 || c >= 0x7f) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return value.slice(PLAIN_BEARER.length);
+  }
+  const m = BEARER.exec(value);
+  return m ? m[1]! : null;
+}
+
 export function readPresentedKey(headers: Headers): string | null {
   const auth = single(headers.authorization);
   if (auth) {
-    const m = /^Bearer\s+(\S+)$/i.exec(auth);
-    if (m) return m[1]!;
+    const credential = bearerCredential(auth);
+    if (credential) return credential;
   }
   return single(headers['x-public-key']) ?? single(headers['x-api-key']) ?? null;
 }
