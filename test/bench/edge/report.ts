@@ -136,10 +136,12 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     `(${s.rounds} × ${s.durationS} s each after a warm-up); figures are medians over rounds.`,
     '',
     `- **edge**: \`startEdge\` as \`lattice start edge\` runs it, answering \`GET /{product}/mail/emails/{id}\` with`,
-    '  `Authorization: Bearer lpk_…` from one client address: per-IP limit shared through Redis by quota leasing',
-    '  (limit too high to reject, so every lease is the largest, 64 units: one Redis round trip per 64 requests),',
-    `  route match, key check against a PostgreSQL snapshot of ${report.snapshotKeys.toLocaleString('en')} keys (loaded in`,
-    `  ${report.snapshotLoadMs} ms, reloaded every 30 s), header stripping, metrics, then a trivial handler.`,
+    '  `Authorization: Bearer lpk_…` from one client address over keep-alive connections: per-IP limit shared',
+    '  through Redis by quota leasing (limit too high to reject, so every lease is the largest, 1024 units: one',
+    '  Redis round trip per 1024 requests), route match, key headers taken out, key check against a PostgreSQL',
+    `  snapshot of ${report.snapshotKeys.toLocaleString('en')} keys (loaded in ${report.snapshotLoadMs} ms, reloaded every 30 s; the key found is`,
+    '  kept per connection and snapshot, so a connection hashes its key once), RateLimit fields, metrics, then a',
+    '  trivial handler.',
     '- **bare**: the same express version and trivial handler on the same path, none of the checks.',
     '- **edge-spread** (breakdown): the edge with the real limit (100 per minute) behind a trusted proxy, every',
     "  request naming a new client address in `X-Forwarded-For`: each is its address's first in the window and",
@@ -149,8 +151,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     '  process memory instead of Redis.',
     ...(hasBefore
       ? [
-          '- **… (before)**: the same variants served by the previous version of the edge (one Redis round trip per',
-          '  request through the fixed-window script, batched per event-loop turn), run from a checkout of it',
+          '- **… (before)**: the same variants served by an earlier version of the edge, run from a checkout of it',
           '  (`BENCH_BASELINE_DIR`) in the same alternating rounds.',
         ]
       : []),

@@ -223,7 +223,10 @@ async function main(): Promise<void> {
     const variants: Array<{ label: string; server: Server; request: LoadRequest }> = [];
     const add = async (label: string, mode: ServerArgs['mode'], req: LoadRequest, baselineDir?: string) => {
       if (settings.only && !settings.only.includes(label)) return undefined;
-      const server = await startServer({ ...args, mode }, baselineDir);
+      // Each server counts in a key space of its own, as separate deployments would: the edge's
+      // leases (1024 units of a limit too high to reach) must not use up edge-spread's 100.
+      const ownPrefix = `${redisKeyPrefix}${label.replace(/[^a-z-]/g, '')}:`;
+      const server = await startServer({ ...args, mode, redisKeyPrefix: ownPrefix }, baselineDir);
       servers.push(server);
       variants.push({ label, server, request: req });
       return server;
