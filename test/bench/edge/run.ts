@@ -1,7 +1,7 @@
 // `npm run bench:edge`: throughput and p99 latency of a keyed public route through the whole
 // edge pipeline versus the same express app with only the trivial handler, measured in one run
 // on this machine, written to docs/benchmarks.md. Settings (environment, read here only):
-//   BENCH_DURATION_S (10)  BENCH_ROUNDS (3)  BENCH_CONNECTIONS (32)  BENCH_KEYS (100000)
+//   BENCH_DURATION_S (8)  BENCH_ROUNDS (5)  BENCH_CONNECTIONS (32)  BENCH_KEYS (100000)
 //   BENCH_WRITE (1: update docs/benchmarks.md)
 //   BENCH_PROFILE_DIR (when set, V8 CPU profiles of the servers are written there)
 //   BENCH_VARIANTS (comma-separated labels: run only these; bare and edge are needed)
@@ -25,9 +25,9 @@ import { clearSeed, seedKeys } from './seed.ts';
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
 const settings = {
-  durationS: num('BENCH_DURATION_S', 10),
+  durationS: num('BENCH_DURATION_S', 8),
   warmupS: 3,
-  rounds: num('BENCH_ROUNDS', 3),
+  rounds: num('BENCH_ROUNDS', 5),
   connections: num('BENCH_CONNECTIONS', 32),
   keys: num('BENCH_KEYS', 100_000),
   write: env.BENCH_WRITE !== '0',
