@@ -8,25 +8,35 @@ describeRateLimiter('memory', ({ policy, clock }) => createMemoryRateLimiter({ p
 describe('createMemoryRateLimiter memory bound', () => {
   const policy = { name: 'bounded', limit: 2, windowMs: 1_000 };
 
-  it('never holds more than maxBuckets, forgetting the least recently used', async () => {
+  it('never holds more than maxBuckets, dropping the older generation first', async () => {
     const clock = new ManualClock(5_000);
-    const limiter = createMemoryRateLimiter({ policy, clock, maxBuckets: 3 });
-    for (const id of ['a', 'b', 'c']) await limiter.consume(id, 2);
-    await limiter.consume('a', 0); // touch: `b` is now the least recently used
-    await limiter.consume('d');
+    // Generations of 2: `a` and `b` fill the young one.
+    const limiter = createMemoryRateLimiter({ policy, clock, maxBuckets: 4 });
+    for (const id of ['a', 'b']) await limiter.consume(id, 2);
+    // `c` starts a new generation; `a` and `b` become the old one.
+    await limiter.consume('c', 2);
+    // Used again, `a` moves to the young generation with its count.
+    expect(await limiter.consume('a')).to.deep.include({ allowed: false, count: 2 });
     expect(limiter.bucketCount()).to.equal(3);
+    // `d` finds the young generation full (`c`, `a`): the old one (`b`) is dropped.
+    await limiter.consume('d');
+    expect(limiter.bucketCount()).to.be.at.most(4);
     expect(await limiter.consume('a')).to.deep.include({ allowed: false, count: 2 });
     expect(await limiter.consume('c')).to.deep.include({ allowed: false, count: 2 });
     expect(await limiter.consume('b', 0)).to.deep.include({ count: 0 });
+    // Sprayed ids never grow it past the bound.
+    for (let i = 0; i < 1_000; i++) await limiter.consume(`10.0.${i >> 8}.${i & 255}`);
+    expect(limiter.bucketCount()).to.be.at.most(4);
   });
 
-  it('drops buckets of past windows before live ones', async () => {
+  it('drops every bucket when the window rolls', async () => {
     const clock = new ManualClock(5_000);
-    const limiter = createMemoryRateLimiter({ policy, clock, maxBuckets: 3 });
+    const limiter = createMemoryRateLimiter({ policy, clock, maxBuckets: 4 });
     for (const id of ['a', 'b', 'c']) await limiter.consume(id);
     clock.advance(1_000);
     await limiter.consume('d');
     expect(limiter.bucketCount()).to.equal(1);
+    expect(await limiter.consume('a')).to.deep.include({ allowed: true, count: 1 });
   });
 
   it('does not allocate a bucket for a read', async () => {
@@ -38,5 +48,6 @@ describe('createMemoryRateLimiter memory bound', () => {
   it('rejects an invalid policy up front', () => {
     expect(() => createMemoryRateLimiter({ policy: { ...policy, windowMs: 0 } })).to.throw(RangeError);
     expect(() => createMemoryRateLimiter({ policy: { ...policy, limit: -1 } })).to.throw(RangeError);
+    expect(() => createMemoryRateLimiter({ policy, maxBuckets: 1 })).to.throw(RangeError);
   });
 });
