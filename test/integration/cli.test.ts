@@ -280,13 +280,18 @@ describe('lattice command', function () {
       expect(await stopPlatform(second.child)).to.equal(0);
     });
 
-    it('runs one edge alone with `start edge --env development`', async () => {
+    it('runs one edge alone with `start edge --env development`, its metrics on a port of their own', async () => {
       const edgePort = await freePort();
+      const metricsPort = await freePort();
       const edgeUrl = `http://127.0.0.1:${edgePort}`;
       const alone = await startPlatform(
-        { PUBLIC_DEV_URL: edgeUrl, REDIS_KEY_PREFIX: `${uniqueName('cli')}:` },
+        {
+          PUBLIC_DEV_URL: edgeUrl,
+          EDGE_DEV_METRICS_PORT: String(metricsPort),
+          REDIS_KEY_PREFIX: `${uniqueName('cli')}:`,
+        },
         ['edge', '--env', 'development'],
-        'edge-development role running',
+        'edge-development-metrics role running',
       );
       expect(alone.output()).to.include(`edge-development role running at ${edgeUrl}`);
       const refused = await fetch(`${edgeUrl}/00000000-0000-4000-8000-000000000000/mail/emails`, {
@@ -294,6 +299,14 @@ describe('lattice command', function () {
       });
       expect(refused.status).to.equal(401);
       expect((await fetch(`${edgeUrl}/healthz`)).status).to.equal(200);
+      expect((await fetch(`${edgeUrl}/metrics`)).status).to.equal(404);
+      const metricsUrl = `http://127.0.0.1:${metricsPort}`;
+      expect((await fetch(`${metricsUrl}/healthz`)).status).to.equal(200);
+      const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+      expect(metrics).to.match(/^lattice_edge_key_snapshot_keys\{environment="development"\} \d+$/m);
+      expect(metrics).to.match(
+        /^lattice_edge_requests_total\{environment="development",outcome="public_key_required"\} 1$/m,
+      );
       expect(await stopPlatform(alone.child)).to.equal(0);
     });
 

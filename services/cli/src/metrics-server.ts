@@ -1,4 +1,5 @@
-// `/metrics` and `/healthz` for a role that has no HTTP API of its own (the actors role).
+// `/metrics` and `/healthz` for a role run alone without the management API, which serves them
+// otherwise: the actors role, and an edge (whose own port is public, so not there).
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 
@@ -7,7 +8,10 @@ export async function startMetricsServer(
   host: string,
   port: number,
   healthy: () => boolean,
+  /** Said by `/healthz` when `healthy()` is false. */
+  unhealthyReason: string,
 ): Promise<{ close(): Promise<void> }> {
+  const unhealthy = JSON.stringify({ status: 'unhealthy', reason: unhealthyReason });
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
@@ -18,7 +22,7 @@ export async function startMetricsServer(
       const ok = healthy();
       res
         .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        .end(ok ? '{"status":"ok"}' : '{"status":"unhealthy","reason":"an actor host stopped consuming"}');
+        .end(ok ? '{"status":"ok"}' : unhealthy);
     } else {
       res
         .writeHead(404, { 'content-type': 'application/json' })

@@ -19,6 +19,8 @@ export interface LatticeConfig {
   managementPort: number;
   /** `/metrics` and `/healthz` of the actors role when it runs alone. */
   actorsPort: number;
+  /** `/metrics` and `/healthz` of an edge run alone (`lattice start edge --env …`), per environment. */
+  edgeMetricsPorts: Record<Environment, number>;
   /** Public edge origin per environment ({public_url}, {public_dev_url}). */
   publicUrls: Record<Environment, string>;
   gatewayUrls: Record<Environment, string>;
@@ -88,6 +90,10 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
     managementPort: port('MANAGEMENT_PORT', 4000),
     actorsPort: port('ACTORS_PORT', 4005),
+    edgeMetricsPorts: {
+      production: port('EDGE_METRICS_PORT', 4006),
+      development: port('EDGE_DEV_METRICS_PORT', 4007),
+    },
     publicUrls: {
       production: str(env, 'PUBLIC_URL', `http://${host}:4001`),
       development: str(env, 'PUBLIC_DEV_URL', `http://${host}:4002`),

@@ -66,7 +66,12 @@ async function startEdges(ctx: CommandContext, environments: readonly Environmen
       logger: ctx.logger,
       registry: shared.registry,
     });
-    running.push({ name: `edge-${environment}`, url: edge.url, stop: () => edge.close() });
+    running.push({
+      name: `edge-${environment}`,
+      url: edge.url,
+      stop: () => edge.close(),
+      healthy: () => edge.snapshots.current() !== null,
+    });
   }
   return running;
 }
@@ -104,15 +109,29 @@ async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, share
   return { name: 'actors', stop: () => actors.stop(), healthy: () => actors.healthy() };
 }
 
-/** Alone, the actors role serves its metrics on its own port; together, management serves them. */
-async function startRoleMetrics(ctx: CommandContext, registry: Registry, actors: Running): Promise<Running> {
+/**
+ * Alone, the actors role and an edge serve their metrics on a port of their own (an edge's own
+ * port is public); together, management serves them.
+ */
+async function startRoleMetrics(
+  ctx: CommandContext,
+  registry: Registry,
+  role: Running,
+  port: number,
+  unhealthyReason: string,
+): Promise<Running> {
   const server = await startMetricsServer(
     registry,
     ctx.config.host,
-    ctx.config.actorsPort,
-    () => actors.healthy?.() ?? true,
+    port,
+    () => role.healthy?.() ?? true,
+    unhealthyReason,
   );
-  return { name: 'actors-metrics', stop: () => server.close() };
+  return {
+    name: `${role.name}-metrics`,
+    url: `http://${ctx.config.host}:${port}/metrics`,
+    stop: () => server.close(),
+  };
 }
 
 function edgeEnvironments(role: string | undefined, env: string | undefined): Environment[] | string {
@@ -192,7 +211,20 @@ export async function runStart(
     const { demo, created } = await ensureDemoProduct(db, config.dataDir);
     printBanner(ctx, running, demo, created);
   } else {
-    if (role === 'actors') running.push(await startRoleMetrics(ctx, registry, running[0]!));
+    if (role === 'actors') {
+      running.push(
+        await startRoleMetrics(
+          ctx,
+          registry,
+          running[0]!,
+          config.actorsPort,
+          'an actor host stopped consuming',
+        ),
+      );
+    } else if (role === 'edge') {
+      const port = config.edgeMetricsPorts[environments[0]!];
+      running.push(await startRoleMetrics(ctx, registry, running[0]!, port, 'no key snapshot loaded yet'));
+    }
     for (const r of running) step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
