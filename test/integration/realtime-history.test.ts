@@ -271,4 +271,45 @@ describe('channel fan-out and history (real Kafka, PostgreSQL, Redis)', function
     }).runOnce();
     expect(await count(kept.channel)).to.equal(0);
   });
+
+  it('purges what a deleted namespace published, and keeps what its re-created namesake publishes after', async () => {
+    await f.namespaces.put(f.productId, 'doomed', RETAINING);
+    const id = f.id('doomed:a');
+    await publishInOrder(
+      f,
+      id,
+      Array.from({ length: 5 }, (_, n) => ({ n })),
+    );
+    await waitFor('5 applied', async () => (await topOffset(f, id)) === 5, 30_000);
+    const deletions = () => f.db('realtime_namespace_deletions').where({ product_id: f.productId });
+    expect(await f.namespaces.delete(f.productId, 'doomed')).to.equal(true);
+    expect(await deletions()).to.have.length(1);
+
+    await f.namespaces.put(f.productId, 'doomed', RETAINING);
+    await publishInOrder(f, id, [{ n: 5 }, { n: 6 }]);
+    await waitFor('7 applied', async () => (await topOffset(f, id)) === 7, 30_000);
+
+    const run = await createHistoryPurge({
+      db: f.db,
+      logger: createLogger({ name: 'purge', level: 'silent' }),
+      batchSize: 2,
+      productIds: [f.productId],
+    }).runOnce();
+    expect(run.deletedNamespaces).to.equal(1);
+    expect(run.deleted).to.be.at.least(5);
+    const offsets = await f
+      .db('channel_history')
+      .where({ product_id: f.productId, environment: id.environment, channel: id.channel })
+      .orderBy('offset')
+      .pluck('offset');
+    expect(offsets.map(Number)).to.deep.equal([6, 7]);
+    expect(await deletions()).to.have.length(0);
+    // Nothing left to do: a second run deletes nothing.
+    const again = await createHistoryPurge({
+      db: f.db,
+      logger: createLogger({ name: 'purge', level: 'silent' }),
+      productIds: [f.productId],
+    }).runOnce();
+    expect(again).to.deep.include({ deletedNamespaces: 0 });
+  });
 });

@@ -63,7 +63,13 @@ export function createPostgresNamespaceRepository(db: DbExecutor): NamespaceRepo
     },
     async delete(productId, name) {
       if (!isUuid(productId)) return false;
-      return (await table().where({ product_id: productId, name }).delete()) > 0;
+      // The deletion is recorded with it, for the history purge (migration 0006).
+      return db.transaction(async (trx) => {
+        const deleted = await trx('realtime_namespaces').where({ product_id: productId, name }).delete();
+        if (deleted === 0) return false;
+        await trx('realtime_namespace_deletions').insert({ product_id: productId, name });
+        return true;
+      });
     },
     async policies(productId, names) {
       const result = new Map<string, NamespacePolicy>();

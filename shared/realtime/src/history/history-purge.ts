@@ -1,7 +1,10 @@
 // Retention: history rows are kept for max(history window, archive) per namespace, then deleted.
 // Rows past the window but inside the archive stay in the table and are never served by history
-// reads. Deletion runs in bounded batches (one short transaction each), so a large backlog never
-// holds long locks; run it periodically from the actors role.
+// reads. A deleted namespace's rows (published before its deletion, recorded in
+// realtime_namespace_deletions) are deleted whatever their age; a namespace re-created under the
+// same name keeps what it publishes after. Deletion runs in bounded batches (one short
+// transaction each), so a large backlog never holds long locks; run it periodically from the
+// actors role.
 import { type Clock, type Logger, systemClock } from '@lattice/core';
 import type { Knex } from 'knex';
 
@@ -17,6 +20,8 @@ export interface HistoryPurgeOptions {
 
 export interface HistoryPurgeRun {
   namespaces: number;
+  /** Deleted namespaces whose rows this run removed (their records are gone with them). */
+  deletedNamespaces: number;
   deleted: number;
   durationMs: number;
 }
@@ -33,6 +38,14 @@ export function retentionMs(policy: { historyWindowSeconds: number; archiveDays:
   return Math.max(policy.historyWindowSeconds * 1000, policy.archiveDays * DAY_MS);
 }
 
+interface DeletionRow {
+  /** The record's ctid: removed by it, as deleted_at has more precision than a JS Date. */
+  row_id: string;
+  product_id: string;
+  name: string;
+  deleted_at: Date;
+}
+
 interface NamespaceRow {
   product_id: string;
   name: string;
@@ -46,10 +59,13 @@ export function createHistoryPurge(opts: HistoryPurgeOptions): HistoryPurge {
   const batchSize = opts.batchSize ?? 5_000;
   const log = opts.logger.child({ component: 'history-purge' });
 
-  async function purgeNamespace(ns: NamespaceRow, nowMs: number): Promise<number> {
-    const cutoff = new Date(
-      nowMs - retentionMs({ historyWindowSeconds: ns.history_window_seconds, archiveDays: ns.archive_days }),
-    );
+  /** Deletes, in batches, the rows of `namespace` published before `cutoff`. */
+  async function purgeRows(
+    productId: string,
+    namespace: string,
+    cutoff: Date,
+    reason: string,
+  ): Promise<number> {
     let total = 0;
     for (let batch = 1; ; batch++) {
       // starts_with, not LIKE: channel names may hold `_`, a LIKE wildcard.
@@ -58,24 +74,45 @@ export function createHistoryPurge(opts: HistoryPurgeOptions): HistoryPurge {
            select ctid from channel_history
            where product_id = ? and starts_with(channel, ?) and published_at < ?
            limit ?))`,
-        [ns.product_id, `${ns.name}:`, cutoff, batchSize],
+        [productId, `${namespace}:`, cutoff, batchSize],
       );
       const deleted = res.rowCount ?? 0;
       total += deleted;
       if (deleted > 0) {
         log.info(
-          {
-            productId: ns.product_id,
-            namespace: ns.name,
-            batch,
-            deleted,
-            total,
-            cutoff: cutoff.toISOString(),
-          },
+          { productId, namespace, reason, batch, deleted, total, cutoff: cutoff.toISOString() },
           'history purge progress',
         );
       }
       if (deleted < batchSize) return total;
+    }
+  }
+
+  function purgeNamespace(ns: NamespaceRow, nowMs: number): Promise<number> {
+    const cutoff = new Date(
+      nowMs - retentionMs({ historyWindowSeconds: ns.history_window_seconds, archiveDays: ns.archive_days }),
+    );
+    return purgeRows(ns.product_id, ns.name, cutoff, 'retention');
+  }
+
+  /** Every row a deleted namespace published before its deletion; then the record goes. */
+  async function purgeDeletions(): Promise<{ namespaces: number; deleted: number }> {
+    let namespaces = 0;
+    let deleted = 0;
+    for (;;) {
+      const q = db('realtime_namespace_deletions')
+        .select(db.raw('ctid::text as row_id'), 'product_id', 'name', 'deleted_at')
+        .orderBy([{ column: 'product_id' }, { column: 'name' }, { column: 'deleted_at' }])
+        .limit(NAMESPACES_PER_PAGE);
+      if (opts.productIds) q.whereIn('product_id', [...opts.productIds]);
+      const page = (await q) as DeletionRow[];
+      for (const d of page) {
+        deleted += await purgeRows(d.product_id, d.name, d.deleted_at, 'namespace deleted');
+        await db('realtime_namespace_deletions').whereRaw('ctid = ?::tid', [d.row_id]).delete();
+        namespaces++;
+      }
+      // Each handled record is removed, so the next page starts from the top again.
+      if (page.length < NAMESPACES_PER_PAGE) return { namespaces, deleted };
     }
   }
 
@@ -101,9 +138,14 @@ export function createHistoryPurge(opts: HistoryPurgeOptions): HistoryPurge {
         const last = page[page.length - 1]!;
         after = [last.product_id, last.name];
       }
+      const deletions = await purgeDeletions();
+      deleted += deletions.deleted;
       const durationMs = clock.nowMs() - startMs;
-      log.info({ namespaces, deleted, durationMs }, 'history purge done');
-      return { namespaces, deleted, durationMs };
+      log.info(
+        { namespaces, deletedNamespaces: deletions.namespaces, deleted, durationMs },
+        'history purge done',
+      );
+      return { namespaces, deletedNamespaces: deletions.namespaces, deleted, durationMs };
     },
   };
 }
