@@ -49,6 +49,18 @@ export function describeRateLimiter(name: string, factory: RateLimiterFactory): 
       });
     });
 
+    it('gives the same answers through tryConsume, where it answers, as through consume', async () => {
+      for (let i = 1; i <= POLICY.limit + 2; i++) {
+        // Alternating: each path must see what the other took.
+        const r = (i % 2 === 0 ? limiter.tryConsume?.('t') : undefined) ?? (await limiter.consume('t'));
+        expect(r, `call ${i}`).to.deep.include({
+          allowed: i <= POLICY.limit,
+          count: Math.min(i, POLICY.limit),
+          remaining: Math.max(0, POLICY.limit - i),
+        });
+      }
+    });
+
     it('does not count refused calls', async () => {
       for (let i = 0; i < 4; i++) await limiter.consume('a');
       expect(await limiter.consume('a', 2)).to.deep.include({ allowed: false, count: 4, remaining: 1 });

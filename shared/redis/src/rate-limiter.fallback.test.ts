@@ -108,6 +108,24 @@ describe('createFallbackRateLimiter', () => {
     expect(state.calls).to.equal(2);
   });
 
+  it('answers synchronously from the local limiter while the primary is skipped, not otherwise', async () => {
+    const { limiter, state, clock, fallbacks } = setup();
+    // Healthy, and the primary has no fast path: only consume() can tell.
+    expect(limiter.tryConsume?.('ip')).to.equal(undefined);
+    state.mode = 'fail';
+    await limiter.consume('ip');
+    // Degraded: the local count goes on without a promise, counted as a fallback like any other.
+    expect(limiter.tryConsume?.('ip')).to.deep.include({ allowed: true, count: 2 });
+    expect(limiter.tryConsume?.('ip')).to.deep.include({ allowed: true, count: 3 });
+    expect(limiter.tryConsume?.('ip')).to.deep.include({ allowed: false, count: 3, retryAfterSeconds: 40 });
+    expect(fallbacks).to.have.length(4);
+    expect(state.calls).to.equal(1);
+    // Time to probe: the answer needs the primary again.
+    clock.advance(1_000);
+    expect(limiter.tryConsume?.('ip')).to.equal(undefined);
+    expect(fallbacks).to.have.length(4);
+  });
+
   it('throws on an invalid cost instead of blaming the primary', async () => {
     const { limiter, state, fallbacks } = setup();
     let error: unknown;

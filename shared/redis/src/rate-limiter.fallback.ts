@@ -81,6 +81,24 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
   // degraded: those units were granted by Redis, and such answers say nothing about its health,
   // so they neither end nor start a degradation.
   const fastPath = primary.tryConsume?.bind(primary);
+  // While Redis is being skipped, a local limiter that answers synchronously (the in-process one
+  // always does) keeps the caller synchronous through the outage too.
+  const localNow = local.tryConsume?.bind(local);
+  const skippingRedis = () => degradedSinceMs !== null && (probing || clock.nowMs() < retryAtMs);
+
+  function tryConsume(bucketId: string, cost = 1): RateLimitResult | undefined {
+    if (fastPath) {
+      const fast = fastPath(bucketId, cost);
+      if (fast !== undefined) return fast;
+    }
+    if (!localNow || !skippingRedis()) return undefined;
+    const result = localNow(bucketId, cost);
+    if (result !== undefined) {
+      servedLocally += 1;
+      opts.countFallback?.(policy.name);
+    }
+    return result;
+  }
 
   const limiter: FallbackRateLimiter = {
     policy,
@@ -88,12 +106,10 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
     async consume(bucketId: string, cost = 1): Promise<RateLimitResult> {
       // Validated here so a programming error surfaces as such instead of looking like an outage.
       assertCost(cost);
-      if (fastPath) {
-        const fast = fastPath(bucketId, cost);
-        if (fast !== undefined) return fast;
-      }
+      const known = tryConsume(bucketId, cost);
+      if (known !== undefined) return known;
       const degraded = degradedSinceMs !== null;
-      if (degraded && (probing || clock.nowMs() < retryAtMs)) return consumeLocally(bucketId, cost);
+      if (skippingRedis()) return consumeLocally(bucketId, cost);
 
       if (degraded) probing = true;
       try {
@@ -115,6 +131,6 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
       }
     },
   };
-  if (fastPath) limiter.tryConsume = fastPath;
+  if (fastPath || localNow) limiter.tryConsume = tryConsume;
   return limiter;
 }

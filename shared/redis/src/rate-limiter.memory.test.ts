@@ -39,6 +39,14 @@ describe('createMemoryRateLimiter memory bound', () => {
     expect(await limiter.consume('a')).to.deep.include({ allowed: true, count: 1 });
   });
 
+  it('answers every call synchronously through tryConsume', () => {
+    const limiter = createMemoryRateLimiter({ policy, clock: new ManualClock(5_000) });
+    expect(limiter.tryConsume('a')).to.deep.include({ allowed: true, count: 1 });
+    expect(limiter.tryConsume('a')).to.deep.include({ allowed: true, count: 2 });
+    expect(limiter.tryConsume('a')).to.deep.include({ allowed: false, count: 2, retryAfterSeconds: 1 });
+    expect(() => limiter.tryConsume('a', 1.5)).to.throw(RangeError);
+  });
+
   it('does not allocate a bucket for a read', async () => {
     const limiter = createMemoryRateLimiter({ policy, clock: new ManualClock(0) });
     await limiter.consume('a', 0);

@@ -14,6 +14,7 @@ export interface MemoryRateLimiterOptions {
 }
 
 export interface MemoryRateLimiter extends RateLimiter {
+  tryConsume(bucketId: string, cost?: number): RateLimitResult;
   /** Buckets currently held; for tests and metrics. */
   bucketCount(): number;
 }
@@ -55,24 +56,29 @@ export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): MemoryR
     young.set(bucketId, count);
   }
 
+  // Nothing here waits for I/O, so every answer is known at once: tryConsume always answers, and
+  // a caller holding it (the edge during a Redis outage) stays synchronous.
+  function tryConsume(bucketId: string, cost = 1): RateLimitResult {
+    assertCost(cost);
+    const { startMs, resetMs } = windowAt(clock.nowMs(), policy.windowMs);
+    if (startMs !== windowStartMs) {
+      young = new Map();
+      old = new Map();
+      windowStartMs = startMs;
+    }
+    const count = countOf(bucketId) ?? 0;
+    // A peek must not occupy memory.
+    if (cost === 0) return resultOf(policy.limit, count, count <= policy.limit, resetMs);
+    const allowed = count + cost <= policy.limit;
+    const after = allowed ? count + cost : count;
+    store(bucketId, after);
+    return resultOf(policy.limit, after, allowed, resetMs);
+  }
+
   return {
     policy,
     bucketCount: () => young.size + old.size,
-    async consume(bucketId: string, cost = 1): Promise<RateLimitResult> {
-      assertCost(cost);
-      const { startMs, resetMs } = windowAt(clock.nowMs(), policy.windowMs);
-      if (startMs !== windowStartMs) {
-        young = new Map();
-        old = new Map();
-        windowStartMs = startMs;
-      }
-      const count = countOf(bucketId) ?? 0;
-      // A peek must not occupy memory.
-      if (cost === 0) return resultOf(policy.limit, count, count <= policy.limit, resetMs);
-      const allowed = count + cost <= policy.limit;
-      const after = allowed ? count + cost : count;
-      store(bucketId, after);
-      return resultOf(policy.limit, after, allowed, resetMs);
-    },
+    tryConsume,
+    consume: async (bucketId, cost) => tryConsume(bucketId, cost),
   };
 }
