@@ -77,6 +77,23 @@ describe('takeKeyHeaders', () => {
     expect(req.headers).to.deep.equal({ accept: '*/*', 'x-other': 'v' });
   });
 
+  it('tells key headers from other names of the same length, in any letter case', () => {
+    const req = parsed([
+      'Content-Type',
+      'a',
+      'aUTHORIZATIOn',
+      'Bearer k',
+      'X-Api-Kez',
+      'b',
+      'x-PUBLIC-key',
+      'p',
+      'Authorizatio_',
+      'c',
+    ]);
+    expect(takeKeyHeaders(req)).to.deep.equal({ authorization: 'Bearer k', 'x-public-key': 'p' });
+    expect(req.rawHeaders).to.deep.equal(['Content-Type', 'a', 'X-Api-Kez', 'b', 'Authorizatio_', 'c']);
+  });
+
   it('leaves a request without key headers untouched', () => {
     const raw = ['Accept', '*/*', 'X-Authorization-Hint', 'v'];
     const req = parsed(raw);

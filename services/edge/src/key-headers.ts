@@ -25,14 +25,36 @@ type KeyHeaderName = (typeof PUBLIC_KEY_HEADERS)[number];
 export type KeyHeaderValues = Readonly<Partial<Record<KeyHeaderName, string>>>;
 
 const NONE: KeyHeaderValues = Object.freeze({});
-const KEY_HEADER_NAMES: ReadonlySet<string> = new Set(PUBLIC_KEY_HEADERS);
-const KEY_HEADER_LENGTHS: ReadonlySet<number> = new Set(PUBLIC_KEY_HEADERS.map((name) => name.length));
+const [AUTHORIZATION, PUBLIC_KEY, API_KEY] = PUBLIC_KEY_HEADERS;
 
-/** The lower-case key header `name` is, or undefined; the length rules out most names cheaply. */
+/** Whether `name` is `lower` in any letter case (ASCII; `lower` is lower case and as long). */
+function sameNameAnyCase(name: string, lower: string): boolean {
+  if (name === lower) return true;
+  for (let i = 0; i < lower.length; i++) {
+    let c = name.charCodeAt(i);
+    if (c >= 65 && c <= 90) c |= 0x20;
+    if (c !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/**
+ * The key header `name` is, as the name's lower-case constant, or undefined. Decided by length
+ * first (most names have none of the three lengths) and then compared in place, since a
+ * toLowerCase() copy per header costs more than the whole comparison; returning the constant
+ * (not a lower-cased copy) keeps property accesses by this name on V8's fast path.
+ */
 function keyHeaderName(name: string): KeyHeaderName | undefined {
-  if (!KEY_HEADER_LENGTHS.has(name.length)) return undefined;
-  const lower = name.toLowerCase();
-  return KEY_HEADER_NAMES.has(lower) ? (lower as KeyHeaderName) : undefined;
+  switch (name.length) {
+    case 13:
+      return sameNameAnyCase(name, AUTHORIZATION) ? AUTHORIZATION : undefined;
+    case 12:
+      return sameNameAnyCase(name, PUBLIC_KEY) ? PUBLIC_KEY : undefined;
+    case 9:
+      return sameNameAnyCase(name, API_KEY) ? API_KEY : undefined;
+    default:
+      return undefined;
+  }
 }
 
 interface HeaderSlots {
@@ -84,8 +106,6 @@ const SLOTS = probeHeaderSlots();
 /** Whether this Node lets the edge leave headersDistinct unbuilt (for tests). */
 export const stripsLazily = SLOTS !== null;
 
-const [AUTHORIZATION, PUBLIC_KEY, API_KEY] = PUBLIC_KEY_HEADERS;
-
 /** `view` without the key headers, written into `into` (plain comparisons: the fastest here). */
 function withoutKeyHeaders<T>(view: Record<string, T>, into: Record<string, T>): Record<string, T> {
   for (const name in view) {
@@ -94,43 +114,52 @@ function withoutKeyHeaders<T>(view: Record<string, T>, into: Record<string, T>):
   return into;
 }
 
-/** Reads the key headers of `req` and removes them from every view of its headers. */
+/**
+ * Reads the key headers of `req` and removes them from every view of its headers, in one pass
+ * over rawHeaders that starts compacting it at the first key header.
+ */
 export function takeKeyHeaders(req: IncomingMessage): KeyHeaderValues {
   const raw = req.rawHeaders;
-  let first = -1;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (keyHeaderName(raw[i]!) !== undefined) {
-      first = i;
-      break;
-    }
-  }
-  if (first < 0) return NONE;
-
-  // Views already built are replaced by copies; headersDistinct stays lazy when its count can be
-  // lowered, and is built now (before the array shrinks) when it cannot.
   const slotted = req as unknown as Slotted;
-  const lazy = SLOTS !== null && slotted[SLOTS.count] === raw.length;
-  if (!lazy || slotted[SLOTS.headers]) req.headers = withoutKeyHeaders(req.headers, {});
-  if (!lazy || slotted[SLOTS.distinct]) {
-    req.headersDistinct = withoutKeyHeaders(req.headersDistinct, Object.create(null));
-  }
-
-  const values: Partial<Record<KeyHeaderName, string>> = {};
-  let kept = first;
-  for (let i = first; i < raw.length; i += 2) {
+  /** Node's slots when headersDistinct is left lazy (its count lowered at the end), else null. */
+  let lazy: HeaderSlots | null = null;
+  /** Where the next kept header goes; -1 until the first key header. */
+  let kept = -1;
+  let authorization: string | undefined;
+  let publicKey: string | undefined;
+  let apiKey: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     const value = raw[i + 1]!;
     const key = keyHeaderName(name);
     if (key === undefined) {
-      raw[kept++] = name;
-      raw[kept++] = value;
+      if (kept >= 0) {
+        raw[kept++] = name;
+        raw[kept++] = value;
+      }
       continue;
     }
-    const prior = values[key];
-    if (prior === undefined) values[key] = value;
-    else if (key !== AUTHORIZATION) values[key] = `${prior}, ${value}`;
+    if (kept < 0) {
+      // Before the array changes: views already built are replaced by copies; headersDistinct
+      // stays lazy when its count can be lowered, and is built now when it cannot.
+      kept = i;
+      lazy = SLOTS !== null && slotted[SLOTS.count] === raw.length ? SLOTS : null;
+      if (!lazy || slotted[lazy.headers]) req.headers = withoutKeyHeaders(req.headers, {});
+      if (!lazy || slotted[lazy.distinct]) {
+        req.headersDistinct = withoutKeyHeaders(req.headersDistinct, Object.create(null));
+      }
+    }
+    // As Node composes req.headers: the first Authorization wins, the others are joined.
+    if (key === AUTHORIZATION) authorization ??= value;
+    else if (key === PUBLIC_KEY) publicKey = publicKey === undefined ? value : `${publicKey}, ${value}`;
+    else apiKey = apiKey === undefined ? value : `${apiKey}, ${value}`;
   }
+  if (kept < 0) return NONE;
   raw.length = kept;
-  if (lazy) slotted[SLOTS.count] = kept;
+  if (lazy) slotted[lazy.count] = kept;
+  const values: Partial<Record<KeyHeaderName, string>> = {};
+  if (authorization !== undefined) values.authorization = authorization;
+  if (publicKey !== undefined) values['x-public-key'] = publicKey;
+  if (apiKey !== undefined) values['x-api-key'] = apiKey;
   return values;
 }
