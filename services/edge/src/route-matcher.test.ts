@@ -25,6 +25,9 @@ const SAMPLE_PATHS = [
   '/',
   '',
   '/nothing/here',
+  'emails',
+  '/channels/c/presence/stats/a/b/c/d/e',
+  '/t//click',
 ];
 
 describe('createRouteMatcher', () => {
