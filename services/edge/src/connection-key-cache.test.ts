@@ -37,12 +37,12 @@ describe('connection key cache', () => {
     const cache = createConnectionKeyCache();
     const { snapshot, lookups } = counted([key(KEY)]);
     const connection = {};
-    expect(cache.find(connection, snapshot, KEY)?.id).to.equal(`id-${KEY}`);
-    expect(cache.find(connection, snapshot, KEY)?.id).to.equal(`id-${KEY}`);
-    expect(cache.find(connection, snapshot, KEY)?.id).to.equal(`id-${KEY}`);
+    expect(cache.find(snapshot, KEY, connection)?.id).to.equal(`id-${KEY}`);
+    expect(cache.find(snapshot, KEY, connection)?.id).to.equal(`id-${KEY}`);
+    expect(cache.find(snapshot, KEY, connection)?.id).to.equal(`id-${KEY}`);
     expect(lookups()).to.equal(1);
     // Another connection presenting the same key finds it itself.
-    expect(cache.find({}, snapshot, KEY)?.id).to.equal(`id-${KEY}`);
+    expect(cache.find(snapshot, KEY, {})?.id).to.equal(`id-${KEY}`);
     expect(lookups()).to.equal(2);
   });
 
@@ -50,25 +50,33 @@ describe('connection key cache', () => {
     const cache = createConnectionKeyCache();
     const connection = {};
     const before = counted([key(KEY)]);
-    expect(cache.find(connection, before.snapshot, KEY)?.revokedAtMs).to.equal(null);
+    expect(cache.find(before.snapshot, KEY, connection)?.revokedAtMs).to.equal(null);
     const after = counted([key(KEY, { revokedAtMs: 5 })]);
-    expect(cache.find(connection, after.snapshot, KEY)?.revokedAtMs).to.equal(5);
+    expect(cache.find(after.snapshot, KEY, connection)?.revokedAtMs).to.equal(5);
     expect(after.lookups()).to.equal(1);
     const gone = counted([]);
-    expect(cache.find(connection, gone.snapshot, KEY)).to.equal(undefined);
+    expect(cache.find(gone.snapshot, KEY, connection)).to.equal(undefined);
   });
 
   it('looks up a different value on the same connection, and keeps values that found nothing out', () => {
     const cache = createConnectionKeyCache();
     const { snapshot, lookups } = counted([key(KEY), key(OTHER_KEY)]);
     const connection = {};
-    expect(cache.find(connection, snapshot, KEY)?.id).to.equal(`id-${KEY}`);
-    expect(cache.find(connection, snapshot, OTHER_KEY)?.id).to.equal(`id-${OTHER_KEY}`);
-    expect(cache.find(connection, snapshot, `${KEY.slice(0, -1)}0`)).to.equal(undefined);
-    expect(cache.find(connection, snapshot, `${KEY.slice(0, -1)}0`)).to.equal(undefined);
+    expect(cache.find(snapshot, KEY, connection)?.id).to.equal(`id-${KEY}`);
+    expect(cache.find(snapshot, OTHER_KEY, connection)?.id).to.equal(`id-${OTHER_KEY}`);
+    expect(cache.find(snapshot, `${KEY.slice(0, -1)}0`, connection)).to.equal(undefined);
+    expect(cache.find(snapshot, `${KEY.slice(0, -1)}0`, connection)).to.equal(undefined);
     expect(lookups()).to.equal(4);
     // The last key found is still the cached one.
-    expect(cache.find(connection, snapshot, OTHER_KEY)?.id).to.equal(`id-${OTHER_KEY}`);
+    expect(cache.find(snapshot, OTHER_KEY, connection)?.id).to.equal(`id-${OTHER_KEY}`);
     expect(lookups()).to.equal(4);
+  });
+
+  it('caches nothing for a request without a connection', () => {
+    const cache = createConnectionKeyCache();
+    const { snapshot, lookups } = counted([key(KEY)]);
+    expect(cache.find(snapshot, KEY, undefined)?.id).to.equal(`id-${KEY}`);
+    expect(cache.find(snapshot, KEY, undefined)?.id).to.equal(`id-${KEY}`);
+    expect(lookups()).to.equal(2);
   });
 });

@@ -12,7 +12,7 @@
 //   time.
 
 import { sameStringConstantTime } from '@lattice/core';
-import { findPresentedKey, type KeySnapshot, type SnapshotKey } from '@lattice/keys';
+import { findPresentedKey, type KeyFinder, type KeySnapshot, type SnapshotKey } from '@lattice/keys';
 
 interface Found {
   snapshot: KeySnapshot;
@@ -21,14 +21,15 @@ interface Found {
 }
 
 export interface ConnectionKeyCache {
-  /** findPresentedKey for a request arriving on `connection`. */
-  find(connection: object, snapshot: KeySnapshot, presented: string): SnapshotKey | undefined;
+  /** findPresentedKey for a request arriving on `connection` (a KeyFinder; none: no caching). */
+  find: KeyFinder;
 }
 
 export function createConnectionKeyCache(): ConnectionKeyCache {
   const byConnection = new WeakMap<object, Found>();
   return {
-    find(connection, snapshot, presented) {
+    find(snapshot, presented, connection) {
+      if (connection === undefined) return findPresentedKey(snapshot, presented);
       const found = byConnection.get(connection);
       if (
         found !== undefined &&

@@ -26,6 +26,7 @@ import type { KeySnapshotSource } from './key-snapshot-source.ts';
 import { splitPublicPath } from './public-path.ts';
 import type { RouteMatcher } from './route-matcher.ts';
 import type { ToolkitRegistry } from './toolkit-registry.ts';
+import { setTrustedField } from './trusted-fields.ts';
 
 export interface EdgePipelineDeps {
   environment: Environment;
@@ -77,7 +78,7 @@ function cachedRateLimitValue(
 export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
   const { environment, snapshots, limiter, matcher, toolkits, metrics, clock, revokedGraceMs } = deps;
   const { bucketOf } = deps;
-  const keyCache = deps.keyCache ?? createConnectionKeyCache();
+  const findKey = (deps.keyCache ?? createConnectionKeyCache()).find;
   const headers = singlePolicyHeaders(limiter.policy);
   const rateLimitValue = cachedRateLimitValue(limiter.policy, headers.rateLimit);
   const tryConsume = limiter.tryConsume?.bind(limiter);
@@ -89,11 +90,10 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
 
   /** Steps 2 to 5, once the limit has answered. */
   function afterLimit(req: Request, res: Response, result: RateLimitResult): void | Promise<void> {
-    // Lower-case names (field names are case-insensitive; HTTP/2 and 3 send only these): Node
-    // stores every header under its lower-case name, and a name already lower case saves it a
-    // copy per header per request.
-    res.setHeader('ratelimit-policy', headers.policy);
-    res.setHeader('ratelimit', rateLimitValue(result));
+    // Lower-case names (field names are case-insensitive; HTTP/2 and 3 send only these), set
+    // without setHeader's checks: both values are built here and valid (trusted-fields.ts).
+    setTrustedField(res, 'ratelimit-policy', headers.policy);
+    setTrustedField(res, 'ratelimit', rateLimitValue(result));
     if (!result.allowed) refuse(EDGE_ERRORS.rateLimited(String(result.retryAfterSeconds)));
 
     let target: ReturnType<typeof splitPublicPath>;
@@ -121,8 +121,9 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
           route: match.route,
           clock,
           revokedGraceMs,
+          connection: req.socket,
         },
-        (snapshot, presented) => keyCache.find(req.socket, snapshot, presented),
+        findKey,
       );
       if (!check.ok) refuse(check.error);
       keyId = check.key.id;

@@ -67,6 +67,8 @@ export interface KeyCheckInput {
   clock: Clock;
   /** How long a revoked key answers 403 before it answers 401 (one snapshot window). */
   revokedGraceMs: number;
+  /** The connection the key arrived on, for a finder that remembers keys per connection. */
+  connection?: object;
 }
 
 /**
@@ -82,13 +84,17 @@ export function findPresentedKey(snapshot: KeySnapshot, presented: string): Snap
 }
 
 /** How a key is found for a presented value: findPresentedKey, or a cache in front of it. */
-export type KeyFinder = (snapshot: KeySnapshot, presented: string) => SnapshotKey | undefined;
+export type KeyFinder = (
+  snapshot: KeySnapshot,
+  presented: string,
+  connection: object | undefined,
+) => SnapshotKey | undefined;
 
 export function checkPublicKey(input: KeyCheckInput, find: KeyFinder = findPresentedKey): KeyCheckResult {
   if (!input.snapshot) return { ok: false, error: KEY_CHECK_ERRORS.unavailable() };
   if (!input.presented) return { ok: false, error: KEY_CHECK_ERRORS.required() };
   // The product id is public (it is in the path), so it is compared plainly.
-  const key = find(input.snapshot, input.presented);
+  const key = find(input.snapshot, input.presented, input.connection);
   if (!key || key.productId !== input.productId) {
     return { ok: false, error: KEY_CHECK_ERRORS.invalid() };
   }
