@@ -1,7 +1,7 @@
 // `npm run bench:edge`: throughput and p99 latency of a keyed public route through the whole
 // edge pipeline versus the same express app with only the trivial handler, measured in one run
 // on this machine, written to docs/benchmarks.md. Settings (environment, read here only):
-//   BENCH_DURATION_S (8)  BENCH_ROUNDS (5)  BENCH_CONNECTIONS (32)  BENCH_KEYS (100000)
+//   BENCH_DURATION_S (5)  BENCH_ROUNDS (10)  BENCH_CONNECTIONS (32)  BENCH_KEYS (100000)
 //   BENCH_WRITE (1: update docs/benchmarks.md)
 //   BENCH_PROFILE_DIR (when set, V8 CPU profiles of the servers are written there)
 //   BENCH_VARIANTS (comma-separated labels: run only these; bare and edge are needed)
@@ -25,9 +25,11 @@ import { clearSeed, seedKeys } from './seed.ts';
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
 const settings = {
-  durationS: num('BENCH_DURATION_S', 8),
+  // Many short rounds rather than a few long ones: the machine's speed drifts by a fifth over tens
+  // of seconds, and a pair measured within seconds of each other shares more of it.
+  durationS: num('BENCH_DURATION_S', 5),
   warmupS: 3,
-  rounds: num('BENCH_ROUNDS', 5),
+  rounds: num('BENCH_ROUNDS', 10),
   connections: num('BENCH_CONNECTIONS', 32),
   keys: num('BENCH_KEYS', 100_000),
   write: env.BENCH_WRITE !== '0',
@@ -37,6 +39,8 @@ const settings = {
   only: env.BENCH_VARIANTS?.split(',').map((v) => v.trim()),
 };
 const BENCH_DATABASE = 'lattice_bench';
+/** The variants of the headline ratio, measured next to each other in every round. */
+const HEADLINE = new Set(['bare', 'edge', 'edge (before)']);
 
 const log = (line: string) => process.stdout.write(`bench:edge ${line}\n`);
 const logger = createLogger({ name: 'bench', level: 'warn' });
@@ -250,8 +254,17 @@ async function main(): Promise<void> {
     for (const v of variants) await load(`warmup ${v.label}`, v.server, v.request, settings.warmupS, redis);
     const rounds: RoundResult[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
-      // Alternating, so drift on the machine (other load, thermal) hits every variant alike.
-      for (const v of variants) {
+      // Alternating, so drift on the machine (other tenants) hits every variant alike. The
+      // breakdown rows run first (edge-spread leaves Redis and the kernel busy for a moment after
+      // it, edge-local is a buffer), then the headline pair, in the reverse order every other round
+      // (bare, edge, then edge, bare): a machine speeding up or slowing down through a cycle then
+      // favours neither side of the pair.
+      const headline = variants.filter((v) => HEADLINE.has(v.label));
+      const order = [
+        ...variants.filter((v) => !HEADLINE.has(v.label)),
+        ...(round % 2 === 1 ? headline : [...headline].reverse()),
+      ];
+      for (const v of order) {
         rounds.push(
           await load(
             `${v.label} ${round}/${settings.rounds}`,
