@@ -20,6 +20,10 @@ export function testConfig(overrides: ConfigOverrides = {}): LatticeConfig {
   return loadConfig(process.env, {
     databaseUrl: testDatabaseUrl(),
     ...(process.env.LOG_LEVEL ? {} : { logLevel: 'warn' as const }),
+    // Everything of a test runs in one process on a busy machine, where a 250 ms pause is no
+    // outage: a limit answered locally after one would count from zero and fail exact counts.
+    // Tests of the fallback itself make Redis unreachable or set their own timeout.
+    rateLimitRedisTimeoutMs: 5000,
     ...overrides,
   });
 }

@@ -36,15 +36,23 @@ export interface PerIpLimiterOptions {
   logger: Logger;
   metrics?: EdgeMetrics;
   clock?: Clock;
+  /** config.rateLimitRedisTimeoutMs: how long a lease request may take. Default 250. */
+  redisTimeoutMs?: number;
 }
 
 export function createPerIpLimiter(opts: PerIpLimiterOptions): FallbackRateLimiter {
   const policy = perIpPolicy(opts.requestsPerMinute);
   const clock = opts.clock ? { clock: opts.clock } : {};
   return createFallbackRateLimiter({
-    // The leased limiter bounds its own lease requests (250 ms), and most calls never wait for
-    // Redis: no timer per call here.
-    primary: createLeasedRateLimiter({ redis: opts.redis, policy, keyPrefix: opts.keyPrefix, ...clock }),
+    // The leased limiter bounds its own lease requests (redisTimeoutMs), and most calls never
+    // wait for Redis: no timer per call here.
+    primary: createLeasedRateLimiter({
+      redis: opts.redis,
+      policy,
+      keyPrefix: opts.keyPrefix,
+      ...(opts.redisTimeoutMs === undefined ? {} : { timeoutMs: opts.redisTimeoutMs }),
+      ...clock,
+    }),
     local: createMemoryRateLimiter({ policy, ...clock }),
     timeoutMs: 0,
     logger: opts.logger,

@@ -116,6 +116,7 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
       redis: opts.redis,
       requestsPerMinute: config.perIpRequestsPerMinute,
       keyPrefix: config.redisKeyPrefix,
+      redisTimeoutMs: config.rateLimitRedisTimeoutMs,
       logger: log,
       metrics,
       clock,

@@ -29,6 +29,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
   });
 
+  it('reads the rate-limit Redis timeout within 1 to 60 000 ms, 250 by default', () => {
+    expect(loadConfig({}).rateLimitRedisTimeoutMs).to.equal(250);
+    expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '1' }).rateLimitRedisTimeoutMs).to.equal(1);
+    expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '60000' }).rateLimitRedisTimeoutMs).to.equal(60_000);
+    for (const bad of ['0', '60001', '1.5'])
+      expect(() => loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: bad })).to.throw(
+        ConfigError,
+        /RATE_LIMIT_REDIS/,
+      );
+  });
+
   it('reads ports from origins', () => {
     expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
     expect(portOf('https://edge.example.com')).to.equal(443);

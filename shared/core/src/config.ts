@@ -35,6 +35,11 @@ export interface LatticeConfig {
   /** The edge's per-IP limit, requests per minute. */
   perIpRequestsPerMinute: number;
   /**
+   * How long a rate-limit or quota call may wait for Redis before the in-process limiter answers
+   * instead (the per-IP lease requests, the publish quota).
+   */
+  rateLimitRedisTimeoutMs: number;
+  /**
    * Which proxies the edge trusts for the client address (X-Forwarded-For), in express
    * `trust proxy` terms: `false` (default: the socket address), `loopback`, a hop count, CIDRs.
    */
@@ -109,6 +114,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'lattice:'),
     snapshotRefreshMs: int(env, 'PUBLIC_KEY_SNAPSHOT_REFRESH_MS', 30_000, 100, 3_600_000),
     perIpRequestsPerMinute: int(env, 'EDGE_PER_IP_LIMIT', 100, 1, 1_000_000_000),
+    rateLimitRedisTimeoutMs: int(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 250, 1, 60_000),
     trustProxy: str(env, 'EDGE_TRUST_PROXY', 'false'),
     dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
   };

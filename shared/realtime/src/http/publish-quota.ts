@@ -104,6 +104,8 @@ export interface PublishQuotaLimiterOptions {
   quota?: PublishQuota;
   logger: Logger;
   clock?: Clock;
+  /** config.rateLimitRedisTimeoutMs: a slower count is answered by the local limiter. Default 250. */
+  redisTimeoutMs?: number;
   /** Called for every publish beyond the soft budget (a metrics counter). */
   onOverSustained?: (productId: string, environment: Environment) => void;
 }
@@ -122,6 +124,7 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     primary: createRedisRateLimiter({ redis: opts.redis, policy, keyPrefix: opts.keyPrefix, clock }),
     local: createMemoryRateLimiter({ policy, clock }),
     logger: opts.logger,
+    ...(opts.redisTimeoutMs === undefined ? {} : { timeoutMs: opts.redisTimeoutMs }),
     clock,
   });
   // Group counting: the publishes of one bucket asked for in the same event-loop turn are taken

@@ -70,6 +70,7 @@ export function startRealtimeHttpRuntime(opts: RealtimeHttpRuntimeOptions): Real
     publishing: {
       redis,
       redisKeyPrefix: config.redisKeyPrefix,
+      quotaRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
       commands,
       payloads,
       ...(opts.quota ? { quota: opts.quota } : {}),

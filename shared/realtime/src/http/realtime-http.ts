@@ -34,6 +34,8 @@ export interface RealtimePublishingDeps {
   quota?: PublishQuota;
   /** Default 5 minutes. */
   idempotencyTtlMs?: number;
+  /** config.rateLimitRedisTimeoutMs, for the quota count. Default 250. */
+  quotaRedisTimeoutMs?: number;
   /** Called for every publish beyond the soft budget of its window (a metrics counter). */
   onOverSustained?: (productId: string, environment: Environment) => void;
 }
@@ -79,6 +81,7 @@ export function createRealtimeHttp(deps: RealtimeHttpDeps): RealtimeHttp {
           keyPrefix: p.redisKeyPrefix,
           quota: quota!,
           logger: deps.logger,
+          ...(p.quotaRedisTimeoutMs === undefined ? {} : { redisTimeoutMs: p.quotaRedisTimeoutMs }),
           ...clock,
           ...(p.onOverSustained ? { onOverSustained: p.onOverSustained } : {}),
         }),
