@@ -1,11 +1,18 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, sleep } from '@lattice/core';
+import { createLogger } from '@lattice/core';
 import { expect } from 'chai';
+import { pollUntilReady } from './poll.ts';
 import { findExecutable, isAlive, processMatches, spawnDetached, stopProcess } from './process.ts';
 
 const logger = createLogger({ name: 'process-test', level: 'silent' });
+
+/** Waits until the child has written `marker` to its log: it got that far (a busy machine may take a while). */
+async function logged(logFile: string, marker: string): Promise<void> {
+  const probe = async () => (await readFile(logFile, 'utf8').catch(() => '')).includes(marker);
+  await pollUntilReady({ what: `${marker} in ${logFile}`, probe, timeoutMs: 10_000, logger, intervalMs: 20 });
+}
 
 describe('process', () => {
   let dir: string;
@@ -25,10 +32,16 @@ describe('process', () => {
       logFile,
     });
     expect(await isAlive(pid)).to.equal(true);
-    await sleep(100);
-    expect(await processMatches(pid, 'sleep 30')).to.equal(true);
+    await logged(logFile, 'hello-from-child');
+    // The exec follows the echo at once; a moment for it, as the marker check reads its command line.
+    await pollUntilReady({
+      what: 'exec',
+      probe: () => processMatches(pid, 'sleep 30'),
+      timeoutMs: 10_000,
+      logger,
+      intervalMs: 20,
+    });
     expect(await processMatches(pid, 'kafka.Kafka')).to.equal(false);
-    expect(await readFile(logFile, 'utf8')).to.contain('hello-from-child');
     expect(await stopProcess(pid, { signal: 'SIGTERM', timeoutMs: 2000, logger, what: 'sleep' })).to.equal(
       'stopped',
     );
@@ -36,13 +49,14 @@ describe('process', () => {
   });
 
   it('kills a process that ignores the polite signal', async () => {
+    const logFile = join(dir, 'x.log');
     const pid = await spawnDetached({
       command: 'sh',
-      args: ['-c', 'trap "" TERM; sleep 30 & wait'],
+      args: ['-c', 'trap "" TERM; echo trapped; sleep 30 & wait'],
       cwd: dir,
-      logFile: join(dir, 'x.log'),
+      logFile,
     });
-    await sleep(100);
+    await logged(logFile, 'trapped');
     expect(await stopProcess(pid, { signal: 'SIGTERM', timeoutMs: 200, logger, what: 'stubborn' })).to.equal(
       'killed',
     );

@@ -196,16 +196,22 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     );
     const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
     const total = keys.length * 120;
-    // Paced over about 12 s so the second host joins while records are still arriving.
-    const publishing = publish(t.topic, keys, 1, 120, 100);
+    // Paced so the second host joins while records are still arriving: the second half is held
+    // back until it has joined (a slow start must not let the stream end first), then follows.
+    let second: HostProcess | undefined;
+    const publishing = (async () => {
+      await publish(t.topic, keys, 1, 60, 100);
+      await waitUntil('the second host to join', () => (second?.joins ?? 0) > 0, 60_000);
+      await publish(t.topic, keys, 61, 120, 100);
+    })();
     await waitUntil(
       'a quarter of the records applied',
       async () => (await appliedCount(t.topic)) >= total / 4,
       60_000,
     );
-    const second = spawnHost('join-b', hostEnv(t, 3));
+    second = spawnHost('join-b', hostEnv(t, 3));
     hosts.push(second);
-    await waitUntil('the second host to join', () => second.joins > 0, 60_000);
+    await waitUntil('the second host to join', () => second!.joins > 0, 60_000);
     const appliedAtJoin = await appliedCount(t.topic);
     expect(appliedAtJoin, 'the join happened mid-stream').to.be.lessThan(total);
     await waitUntil(

@@ -53,7 +53,8 @@ describe('public edge: key state transitions', function () {
 
         await nextSnapshot(edge, refreshMs * 2);
         expect(outcome(await send(secret))).to.equal('passed');
-        expect(Date.now() - createdAtMs).to.be.below(refreshMs + 500);
+        // The next periodic load, not a later one (that would start 2 × refreshMs after the last).
+        expect(Date.now() - createdAtMs).to.be.below(refreshMs + 1000);
       });
 
       it('create: a change notification refreshes early, long before the period', async () => {
@@ -117,7 +118,8 @@ describe('public edge: key state transitions', function () {
       });
 
       it('revoke: passes until the next snapshot, then 403 public_key_scope for one window, then 401 for good', async () => {
-        const refreshMs = 1000;
+        // Revoke, reload and the request must fit in one window on a busy machine.
+        const refreshMs = 2500;
         const edge = await suite.startEdge(environment, {
           config: { snapshotRefreshMs: refreshMs },
           notifications: false,

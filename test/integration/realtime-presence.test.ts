@@ -67,7 +67,9 @@ describe('presence through channel actors (real Kafka, PostgreSQL, Redis)', func
       action: 'enter',
       connectionId,
       identity,
-      ttlSeconds: 60,
+      // The longest allowed: no entry of another test may expire while this file runs (the
+      // sweep test counts the channels holding an expired one).
+      ttlSeconds: 3600,
       gatewayId: 'gw-test',
       ...over,
     }) as PresenceCommandInput;
@@ -175,6 +177,8 @@ describe('presence through channel actors (real Kafka, PostgreSQL, Redis)', func
 
   it('hides an expired entry from reads at once and the sweep turns it into a leave event', async () => {
     const id = f.id('room:expiry');
+    // Read as of the send: the brief entry lives 1 s from then, however long the actor takes.
+    const sentMs = now();
     await send(id, [
       enter('brief', 'ext:brief', { ttlSeconds: 1 } as Partial<PresenceCommandInput>),
       enter('stay', 'ext:stay'),
@@ -184,7 +188,7 @@ describe('presence through channel actors (real Kafka, PostgreSQL, Redis)', func
       () => resultsOf('brief').length === 1 && resultsOf('stay').length === 1,
       30_000,
     );
-    expect(await reader.stats({ ...id, nowMs: now() })).to.deep.equal({ members: 2, connections: 2 });
+    expect(await reader.stats({ ...id, nowMs: sentMs })).to.deep.equal({ members: 2, connections: 2 });
     await sleep(1_100);
     expect(await reader.roster({ ...id, nowMs: now() }), 'expired entries are not read').to.deep.equal({
       data: [{ identity: 'ext:stay', connections: 1, info: null }],

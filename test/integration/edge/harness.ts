@@ -199,11 +199,15 @@ export function bearer(secret: string): Record<string, string> {
   return { authorization: `Bearer ${secret}` };
 }
 
-/** Waits for the edge's next successful snapshot load after this call. */
+/**
+ * Waits for a snapshot load that began after this call, so it saw every change committed before
+ * it (one that was already running when called may have read the database too early). The edge
+ * must run on the system clock: a snapshot is stamped with its load's start by the edge's clock.
+ */
 export async function nextSnapshot(edge: RunningEdge, timeoutMs = 5000): Promise<void> {
-  const start = edge.snapshots.generation();
-  const deadline = Date.now() + timeoutMs;
-  while (edge.snapshots.generation() === start) {
+  const calledMs = Date.now();
+  const deadline = calledMs + timeoutMs;
+  while ((edge.snapshots.current()?.loadedAtMs ?? -1) < calledMs) {
     if (Date.now() > deadline) throw new Error('no snapshot load in time');
     await sleep(10);
   }

@@ -57,6 +57,8 @@ export interface StackOptions {
   publishTimeoutMs?: number;
   /** The edges' per-IP limit (default: high enough never to refuse). */
   perIpRequestsPerMinute?: number;
+  /** The edges' clock (per-IP windows, revocation grace). */
+  edgeClock?: Clock;
 }
 
 export interface Stack {
@@ -174,6 +176,7 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
         logger,
         registry: new Registry(),
         toolkits,
+        ...(opts.edgeClock ? { clock: opts.edgeClock } : {}),
       });
     }
     const stack: Stack = {
