@@ -1,7 +1,6 @@
 // Composition root of the `lattice` command: reads configuration once and dispatches.
 import { parseArgs } from 'node:util';
 import { ConfigError, createLogger, loadConfig } from '@lattice/core';
-import { publishQuotaFromEnv } from '@lattice/realtime';
 import { runBootstrap } from './commands/bootstrap.ts';
 import { runInfra } from './commands/infra.ts';
 import { runMigrate } from './commands/migrate.ts';
@@ -38,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig(process.env);
   const logger = createLogger({ name: `lattice-${command}`, level: config.logLevel, destination: 'stderr' });
-  const ctx = { config, logger, publishQuota: publishQuotaFromEnv(process.env) };
+  const ctx = { config, logger };
   switch (command) {
     case 'start':
       return runStart(ctx, rest[0], { env: values.env });

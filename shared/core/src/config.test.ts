@@ -40,6 +40,35 @@ describe('loadConfig', () => {
       );
   });
 
+  it('reads the publish quota numbers a deployment sets, and leaves the others to the toolkit', () => {
+    expect(loadConfig({}).publishQuota).to.deep.equal({});
+    expect(
+      loadConfig({
+        REALTIME_PUBLISH_SUSTAINED_PER_SECOND: '0',
+        REALTIME_PUBLISH_WINDOW_MS: '1',
+        REALTIME_PUBLISH_BURST: '2',
+        REALTIME_PUBLISH_HARD_LIMIT: '1',
+      }).publishQuota,
+    ).to.deep.equal({ sustainedPerSecond: 0, windowMs: 1, burstPerWindow: 2, hardLimitPerWindow: 1 });
+    expect(loadConfig({ REALTIME_PUBLISH_HARD_LIMIT: '' }).publishQuota).to.deep.equal({});
+    expect(() => loadConfig({ REALTIME_PUBLISH_HARD_LIMIT: 'lots' })).to.throw(
+      ConfigError,
+      /REALTIME_PUBLISH_HARD_LIMIT/,
+    );
+    expect(() => loadConfig({ REALTIME_PUBLISH_HARD_LIMIT: '0' })).to.throw(
+      ConfigError,
+      /REALTIME_PUBLISH_HARD_LIMIT/,
+    );
+    expect(() => loadConfig({ REALTIME_PUBLISH_WINDOW_MS: '0' })).to.throw(
+      ConfigError,
+      /REALTIME_PUBLISH_WINDOW_MS/,
+    );
+    expect(() => loadConfig({ REALTIME_PUBLISH_BURST: '-1' })).to.throw(
+      ConfigError,
+      /REALTIME_PUBLISH_BURST/,
+    );
+  });
+
   it('reads ports from origins', () => {
     expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
     expect(portOf('https://edge.example.com')).to.equal(443);

@@ -40,12 +40,24 @@ export interface LatticeConfig {
    */
   rateLimitRedisTimeoutMs: number;
   /**
+   * The deployment's per-product publish quota (REALTIME_PUBLISH_*); a number left out keeps the
+   * realtime toolkit's default (the spec's).
+   */
+  publishQuota: PublishQuotaSettings;
+  /**
    * Which proxies the edge trusts for the client address (X-Forwarded-For), in express
    * `trust proxy` terms: `false` (default: the socket address), `loopback`, a hop count, CIDRs.
    */
   trustProxy: string;
   /** Where `lattice start` keeps local state (demo product, payload bucket). */
   dataDir: string;
+}
+
+export interface PublishQuotaSettings {
+  sustainedPerSecond?: number;
+  windowMs?: number;
+  burstPerWindow?: number;
+  hardLimitPerWindow?: number;
 }
 
 export type ConfigOverrides = Partial<LatticeConfig>;
@@ -66,6 +78,27 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+/** An integer the environment may leave unset, for settings whose default lives elsewhere. */
+function optionalInt(env: Env, name: string, min: number): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : int(env, name, 0, min);
+}
+
+function publishQuotaSettings(env: Env): PublishQuotaSettings {
+  const read: Array<[keyof PublishQuotaSettings, string, number]> = [
+    ['sustainedPerSecond', 'REALTIME_PUBLISH_SUSTAINED_PER_SECOND', 0],
+    ['windowMs', 'REALTIME_PUBLISH_WINDOW_MS', 1],
+    ['burstPerWindow', 'REALTIME_PUBLISH_BURST', 0],
+    ['hardLimitPerWindow', 'REALTIME_PUBLISH_HARD_LIMIT', 1],
+  ];
+  const settings: PublishQuotaSettings = {};
+  for (const [field, name, min] of read) {
+    const value = optionalInt(env, name, min);
+    if (value !== undefined) settings[field] = value;
+  }
+  return settings;
 }
 
 function str(env: Env, name: string, fallback: string): string {
@@ -115,6 +148,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     snapshotRefreshMs: int(env, 'PUBLIC_KEY_SNAPSHOT_REFRESH_MS', 30_000, 100, 3_600_000),
     perIpRequestsPerMinute: int(env, 'EDGE_PER_IP_LIMIT', 100, 1, 1_000_000_000),
     rateLimitRedisTimeoutMs: int(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 250, 1, 60_000),
+    publishQuota: publishQuotaSettings(env),
     trustProxy: str(env, 'EDGE_TRUST_PROXY', 'false'),
     dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
   };

@@ -118,7 +118,7 @@ export {
   DEFAULT_PUBLISH_QUOTA,
   PUBLISH_QUOTA_POLICY_NAME,
   publishQuotaBucket,
-  publishQuotaFromEnv,
+  publishQuotaOf,
   publishQuotaPolicy,
   softLimitPerWindow,
 } from './http/publish-quota.ts';

@@ -198,7 +198,6 @@ export async function runStart(
         db,
         logger,
         name: 'lattice',
-        quota: ctx.publishQuota,
       })),
   };
   const running: Running[] = [];

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { idempotencyKeyProblem } from './idempotency.ts';
 import { parsePublishBody } from './message-publisher.ts';
-import { DEFAULT_PUBLISH_QUOTA, publishQuotaFromEnv, softLimitPerWindow } from './publish-quota.ts';
+import { DEFAULT_PUBLISH_QUOTA, publishQuotaOf, softLimitPerWindow } from './publish-quota.ts';
 
 describe('publish body and headers', () => {
   it('accepts {channel, data, name?} and serializes data', () => {
@@ -36,20 +36,16 @@ describe('publish body and headers', () => {
 });
 
 describe('publish quota configuration', () => {
-  it('defaults to the spec (50/s, 10 s, burst 100, hard 1100) and reads a deployment’s numbers', () => {
-    expect(publishQuotaFromEnv({})).to.deep.equal(DEFAULT_PUBLISH_QUOTA);
+  it('defaults to the spec (50/s, 10 s, burst 100, hard 1100) and takes a deployment’s numbers', () => {
+    expect(publishQuotaOf({})).to.deep.equal(DEFAULT_PUBLISH_QUOTA);
     expect(softLimitPerWindow(DEFAULT_PUBLISH_QUOTA)).to.equal(600);
-    expect(
-      publishQuotaFromEnv({
-        REALTIME_PUBLISH_SUSTAINED_PER_SECOND: '5',
-        REALTIME_PUBLISH_WINDOW_MS: '1000',
-        REALTIME_PUBLISH_BURST: '2',
-        REALTIME_PUBLISH_HARD_LIMIT: '10',
-      }),
-    ).to.deep.equal({ sustainedPerSecond: 5, windowMs: 1000, burstPerWindow: 2, hardLimitPerWindow: 10 });
-    expect(() => publishQuotaFromEnv({ REALTIME_PUBLISH_HARD_LIMIT: 'lots' })).to.throw(
-      /REALTIME_PUBLISH_HARD_LIMIT/,
-    );
-    expect(() => publishQuotaFromEnv({ REALTIME_PUBLISH_WINDOW_MS: '0' })).to.throw(/windowMs/);
+    expect(publishQuotaOf({ hardLimitPerWindow: 10, burstPerWindow: 2 })).to.deep.equal({
+      sustainedPerSecond: 50,
+      windowMs: 10_000,
+      burstPerWindow: 2,
+      hardLimitPerWindow: 10,
+    });
+    expect(() => publishQuotaOf({ windowMs: 0 })).to.throw(/windowMs/);
+    expect(() => publishQuotaOf({ hardLimitPerWindow: 1.5 })).to.throw(/hardLimitPerWindow/);
   });
 });

@@ -1,10 +1,12 @@
 // Grouped counting of the publish quota stays exact at the hard limit.
 import { createLogger } from '@lattice/core';
 import { closeRedis, createRedis } from '@lattice/redis';
+import { createDb } from '@lattice/store';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { testConfig, uniqueName } from '../../../../test/support/env.ts';
-import { createPublishQuotaLimiter } from './publish-quota.ts';
+import { createPublishQuotaLimiter, DEFAULT_PUBLISH_QUOTA } from './publish-quota.ts';
+import { startRealtimeHttpRuntime } from './realtime-http-runtime.ts';
 
 describe('publish quota (Redis): grouped counting', () => {
   const config = testConfig();
@@ -37,5 +39,22 @@ describe('publish quota (Redis): grouped counting', () => {
       9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
     ]);
     expect(outcomes.map((o) => o.overSustained).filter(Boolean)).to.have.length(7);
+  });
+
+  it('a runtime counts with the deployment’s numbers (REALTIME_PUBLISH_*), the defaults for the rest', async () => {
+    const deployment = testConfig({ publishQuota: { hardLimitPerWindow: 7 } });
+    const db = createDb({ databaseUrl: deployment.databaseUrl, logger });
+    const runtime = startRealtimeHttpRuntime({
+      config: deployment,
+      db,
+      logger,
+      name: uniqueName('quota-rt'),
+    });
+    try {
+      expect(runtime.http.quota).to.deep.equal({ ...DEFAULT_PUBLISH_QUOTA, hardLimitPerWindow: 7 });
+    } finally {
+      await runtime.close();
+      await db.destroy();
+    }
   });
 });

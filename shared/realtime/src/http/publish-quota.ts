@@ -3,9 +3,16 @@
 // the sustained rate and the burst allowance (50/s × 10 s + 100 = 600 per window by default) are
 // the soft budget: a publish beyond it still passes, and is reported through `overSustained` so
 // the deployment can count it. Every number is configurable per deployment
-// (publishQuotaFromEnv). Redis unavailable: the in-process limiter answers (never a 5xx, never
+// (config.publishQuota, REALTIME_PUBLISH_*). Redis unavailable: the in-process limiter answers (never a 5xx, never
 // an open door), as for the edge's per-IP limit.
-import { type Clock, ConfigError, type Environment, type Logger, systemClock } from '@lattice/core';
+import {
+  type Clock,
+  ConfigError,
+  type Environment,
+  type Logger,
+  type PublishQuotaSettings,
+  systemClock,
+} from '@lattice/core';
 import {
   createFallbackRateLimiter,
   createMemoryRateLimiter,
@@ -60,30 +67,9 @@ export function checkPublishQuota(quota: PublishQuota): PublishQuota {
   return quota;
 }
 
-type Env = Record<string, string | undefined>;
-
-/**
- * The deployment's quota from its environment (called by a composition root, which is where
- * Lattice reads the environment): REALTIME_PUBLISH_SUSTAINED_PER_SECOND, REALTIME_PUBLISH_WINDOW_MS,
- * REALTIME_PUBLISH_BURST, REALTIME_PUBLISH_HARD_LIMIT; unset ones keep the spec's defaults.
- */
-export function publishQuotaFromEnv(env: Env, overrides: Partial<PublishQuota> = {}): PublishQuota {
-  const read = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 0)
-      throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
-    return n;
-  };
-  const d = DEFAULT_PUBLISH_QUOTA;
-  return checkPublishQuota({
-    sustainedPerSecond: read('REALTIME_PUBLISH_SUSTAINED_PER_SECOND', d.sustainedPerSecond),
-    windowMs: read('REALTIME_PUBLISH_WINDOW_MS', d.windowMs),
-    burstPerWindow: read('REALTIME_PUBLISH_BURST', d.burstPerWindow),
-    hardLimitPerWindow: read('REALTIME_PUBLISH_HARD_LIMIT', d.hardLimitPerWindow),
-    ...overrides,
-  });
+/** A deployment's quota: its numbers (config.publishQuota), the spec's defaults for the rest. */
+export function publishQuotaOf(settings: PublishQuotaSettings): PublishQuota {
+  return checkPublishQuota({ ...DEFAULT_PUBLISH_QUOTA, ...settings });
 }
 
 export interface PublishQuotaOutcome extends RateLimitOutcome {

@@ -14,7 +14,7 @@ import { createPayloadStoreRegistry } from '../payload/payload-registry.ts';
 import { createFilesystemPayloadStore } from '../payload/payload-store.fs.ts';
 import type { PayloadStoreRegistry } from '../payload/payload-store.ts';
 import { type ChannelCommandPublisher, createChannelCommandPublisher } from './command-publisher.ts';
-import type { PublishQuota } from './publish-quota.ts';
+import { type PublishQuota, publishQuotaOf } from './publish-quota.ts';
 import { createRealtimeHttp, type RealtimeHttp, type RealtimeHttpDeps } from './realtime-http.ts';
 
 export interface RealtimeHttpRuntimeOptions {
@@ -27,6 +27,7 @@ export interface RealtimeHttpRuntimeOptions {
   kafka?: Kafka;
   /** Default: the local folder `<config.dataDir>/payloads` for every product. */
   payloads?: PayloadStoreRegistry;
+  /** Default: config.publishQuota. */
   quota?: PublishQuota;
   /** Default 10 000. */
   publishTimeoutMs?: number;
@@ -73,7 +74,7 @@ export function startRealtimeHttpRuntime(opts: RealtimeHttpRuntimeOptions): Real
       quotaRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
       commands,
       payloads,
-      ...(opts.quota ? { quota: opts.quota } : {}),
+      quota: opts.quota ?? publishQuotaOf(config.publishQuota),
       ...(opts.onOverSustained ? { onOverSustained: opts.onOverSustained } : {}),
     },
   });
