@@ -5,6 +5,8 @@ import { createLogger, ENVIRONMENTS, type Environment } from '@lattice/core';
 import type { RunningEdge } from '@lattice/edge';
 import { createDb } from '@lattice/store';
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { testConfig } from '../support/env.ts';
 import {
   type Answer,
   bearer,
@@ -14,6 +16,7 @@ import {
   echoToolkits,
   edgeSuite,
   errorOf,
+  waitFor,
 } from './edge/harness.ts';
 
 const KEYED = { method: 'POST', path: '/realtime/messages' } as const;
@@ -248,6 +251,50 @@ describe('public edge: key outcomes', () => {
         } finally {
           await suite.closeEdges();
           await unreachable.destroy();
+        }
+      });
+    }
+  });
+
+  describe('once no load has succeeded for the maximum snapshot age', () => {
+    for (const environment of ENVIRONMENTS) {
+      it(`${environment}: keyed routes fail closed with 503, keyless ones pass, the age metric stays`, async () => {
+        const logger = createLogger({ name: 'edge-test', level: 'silent' });
+        // The edge's own pool: closed below, as when the edge loses the database and the
+        // management API (another pool) goes on taking revocations.
+        const edgeDb = createDb({ databaseUrl: testConfig().databaseUrl, logger });
+        const registry = new Registry();
+        try {
+          const edge = await suite.startEdge(environment, {
+            db: edgeDb,
+            logger,
+            registry,
+            config: { snapshotRefreshMs: 200, snapshotMaxAgeMs: 1000 },
+            notifications: false,
+            toolkits: echoToolkits(),
+          });
+          const send = () =>
+            call(edge, 'POST', `/${productId}/realtime/messages`, bearer(keys[environment].product));
+          expect((await send()).status).to.equal(200);
+          const lastLoadMs = Date.now();
+          await edgeDb.destroy();
+          const refused = await waitFor(send, (a) => a.status === 503, 10_000);
+          expect(refused.status).to.equal(503);
+          // Served for the maximum age after the last successful load, not withheld at once.
+          expect(Date.now() - lastLoadMs).to.be.at.least(1000 - 250);
+          expect(refused.body).to.deep.equal({
+            error: {
+              code: 'public_config_unavailable',
+              message: 'Public key configuration is not loaded yet; retry with backoff.',
+            },
+          });
+          expect((await call(edge, 'GET', `/${productId}/mail/t/open/tok`)).status).to.equal(200);
+          expect((await call(edge, 'GET', '/healthz')).status).to.equal(503);
+          const age = await registry.getSingleMetric('lattice_edge_key_snapshot_age_seconds')?.get();
+          expect(age?.values.find((v) => v.labels.environment === environment)?.value).to.be.at.least(1);
+        } finally {
+          await suite.closeEdges();
+          await edgeDb.destroy();
         }
       });
     }

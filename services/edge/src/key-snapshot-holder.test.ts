@@ -102,6 +102,40 @@ describe('createKeySnapshotHolder', () => {
     }
   });
 
+  it('withholds a snapshot no load renewed for maxAgeMs (fail closed), and serves again after the next load', async () => {
+    const fake = fakeKeys();
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 40,
+      retryInitialMs: 40,
+      maxAgeMs: 400,
+      logger,
+    });
+    try {
+      await holder.start();
+      // Loads keep succeeding: the snapshot is renewed and never withheld, well past maxAgeMs.
+      await sleep(600);
+      expect(holder.current()?.size).to.equal(1);
+      expect(holder.generation()).to.be.greaterThan(3);
+      fake.answer(async () => {
+        throw new Error('database unreachable');
+      });
+      const failedFrom = holder.generation();
+      await sleep(60);
+      // Failed loads, the last good snapshot still served (younger than maxAgeMs).
+      expect(holder.generation()).to.equal(failedFrom);
+      expect(holder.current()?.size).to.equal(1);
+      await until(() => holder.current() === null);
+      expect(holder.lastLoaded()?.size, 'still there for the age metric').to.equal(1);
+      fake.answer(async () => [key(1), key(2)]);
+      await until(() => holder.current() !== null);
+      expect(holder.current()?.size).to.equal(2);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('stays without a snapshot while the first loads fail, and retries until one succeeds', async () => {
     const fake = fakeKeys();
     let failures = 3;

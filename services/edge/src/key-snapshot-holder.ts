@@ -41,6 +41,12 @@ export interface KeySnapshotHolderOptions {
   retryInitialMs?: number;
   /** Period of the full loads between incremental ones. Default 600 000 (10 minutes). */
   fullReloadMs?: number;
+  /**
+   * How long a snapshot is served without a successful load since; after that keyed routes
+   * answer 503 until a load succeeds (fail closed). Bounds how long a revoked key can pass while
+   * this edge cannot read the database. Default: no bound.
+   */
+  maxAgeMs?: number;
 }
 
 /**
@@ -68,6 +74,7 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   const log = opts.logger.child({ component: 'key-snapshot', environment });
 
   let snapshot: KeySnapshot | null = null;
+  let lastLoaded: KeySnapshot | null = null;
   // The Map behind `snapshot`, updated in place by incremental loads (synchronously, between
   // requests), and the hashes of the revoked keys in it, evicted once past their window.
   let byHash = new Map<string, SnapshotKey>();
@@ -80,6 +87,7 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   let closed = false;
   let refreshTimer: NodeJS.Timeout | undefined;
   let debounceTimer: NodeJS.Timeout | null = null;
+  let expiryTimer: NodeJS.Timeout | undefined;
   let running: Promise<boolean> | null = null;
   let queued: Promise<boolean> | null = null;
 
@@ -89,6 +97,25 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
     refreshTimer = setTimeout(() => void reload('timer'), delayMs);
     // The HTTP server keeps the process alive; a pending refresh must not.
     refreshTimer.unref();
+  }
+
+  /** Withholds the snapshot once it is maxAgeMs old, unless a load succeeds before. */
+  function armExpiry(loaded: KeySnapshot): void {
+    const { maxAgeMs } = opts;
+    if (maxAgeMs === undefined) return;
+    clearTimeout(expiryTimer);
+    expiryTimer = setTimeout(
+      () => {
+        if (snapshot !== loaded) return;
+        snapshot = null;
+        log.error(
+          { snapshotAgeMs: clock.nowMs() - loaded.loadedAtMs, maxAgeMs, failuresInRow },
+          'key snapshot too old: keyed routes answer 503 until a load succeeds',
+        );
+      },
+      Math.max(0, maxAgeMs - (clock.nowMs() - loaded.loadedAtMs)),
+    );
+    expiryTimer.unref();
   }
 
   async function loadOnce(trigger: ReloadTrigger): Promise<boolean> {
@@ -133,6 +160,8 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
       }
       changesAsOf = asOf;
       snapshot = snapshotOf(byHash, startedMs);
+      lastLoaded = snapshot;
+      armExpiry(snapshot);
       generation += 1;
       const durationMs = clock.nowMs() - startedMs;
       metrics.snapshotReloaded(trigger, durationMs);
@@ -177,6 +206,7 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   return {
     current: () => snapshot,
     generation: () => generation,
+    lastLoaded: () => lastLoaded,
     async start() {
       await reload('start');
     },
@@ -194,6 +224,7 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
     close() {
       closed = true;
       clearTimeout(refreshTimer);
+      clearTimeout(expiryTimer);
       if (debounceTimer) clearTimeout(debounceTimer);
     },
   };

@@ -21,6 +21,11 @@ export interface KeySnapshotHolder extends KeySnapshotSource {
   requestReload(): void;
   /** Successful loads so far; tests wait on it to see a refresh happen. */
   generation(): number;
+  /**
+   * The last snapshot loaded, also once it is too old to be served (for the age metric: an edge
+   * failing closed on a stale snapshot must still show how stale).
+   */
+  lastLoaded(): KeySnapshot | null;
   /** Stops the timers; the last snapshot stays readable. */
   close(): void;
 }

@@ -79,12 +79,13 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
       environment,
       keys: createPostgresPublicKeyRepository(opts.db),
       refreshMs: config.snapshotRefreshMs,
+      maxAgeMs: config.snapshotMaxAgeMs,
       logger,
       metrics,
       clock,
     });
   const unwatch = metrics.watchSnapshot(() => {
-    const s = snapshots.current();
+    const s = snapshots.lastLoaded();
     return { size: s ? s.size : null, loadedAtMs: s ? s.loadedAtMs : null };
   });
 

@@ -69,6 +69,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('serves a key snapshot at most 10 windows by default, and never less than 2', () => {
+    expect(loadConfig({}).snapshotMaxAgeMs).to.equal(300_000);
+    expect(loadConfig({}, { snapshotRefreshMs: 500 }).snapshotMaxAgeMs).to.equal(5000);
+    expect(loadConfig({ PUBLIC_KEY_SNAPSHOT_REFRESH_MS: '1000' }).snapshotMaxAgeMs).to.equal(10_000);
+    const refresh = { PUBLIC_KEY_SNAPSHOT_REFRESH_MS: '500' };
+    expect(loadConfig({ ...refresh, PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS: '1000' }).snapshotMaxAgeMs).to.equal(
+      1000,
+    );
+    expect(() => loadConfig({ ...refresh, PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS: '999' })).to.throw(
+      ConfigError,
+      /PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS must be at least twice/,
+    );
+    expect(() => loadConfig({ PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS: '0' })).to.throw(ConfigError);
+    expect(() => loadConfig({}, { snapshotRefreshMs: 500, snapshotMaxAgeMs: 999 })).to.throw(ConfigError);
+  });
+
   it('reads ports from origins', () => {
     expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
     expect(portOf('https://edge.example.com')).to.equal(443);

@@ -32,6 +32,11 @@ export interface LatticeConfig {
   redisKeyPrefix: string;
   /** How often an edge reloads its public key snapshot; also how long a revoked key answers 403. */
   snapshotRefreshMs: number;
+  /**
+   * How long an edge serves its snapshot when no load succeeds any more (the database unreachable
+   * from it); after that keyed routes answer 503 (fail closed). Default 10 × snapshotRefreshMs.
+   */
+  snapshotMaxAgeMs: number;
   /** The edge's per-IP limit, requests per minute. */
   perIpRequestsPerMinute: number;
   /**
@@ -146,13 +151,22 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     logLevel,
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'lattice:'),
     snapshotRefreshMs: int(env, 'PUBLIC_KEY_SNAPSHOT_REFRESH_MS', 30_000, 100, 3_600_000),
+    // Derived from the period below unless set, once overrides are applied.
+    snapshotMaxAgeMs: int(env, 'PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS', 0, 200, 86_400_000),
     perIpRequestsPerMinute: int(env, 'EDGE_PER_IP_LIMIT', 100, 1, 1_000_000_000),
     rateLimitRedisTimeoutMs: int(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 250, 1, 60_000),
     publishQuota: publishQuotaSettings(env),
     trustProxy: str(env, 'EDGE_TRUST_PROXY', 'false'),
     dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
   };
-  return { ...config, ...overrides };
+  const merged = { ...config, ...overrides };
+  if (merged.snapshotMaxAgeMs === 0) merged.snapshotMaxAgeMs = 10 * merged.snapshotRefreshMs;
+  if (merged.snapshotMaxAgeMs < 2 * merged.snapshotRefreshMs) {
+    throw new ConfigError(
+      `PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS must be at least twice PUBLIC_KEY_SNAPSHOT_REFRESH_MS (${merged.snapshotRefreshMs}), got ${merged.snapshotMaxAgeMs}`,
+    );
+  }
+  return merged;
 }
 
 /** The port an origin such as `http://127.0.0.1:4001` listens on. */
