@@ -2,7 +2,7 @@
 // and Redis: what carries over and what does not, that the copy is a second record revoked
 // independently of its source, and that an imported key passes the edge's key check exactly
 // like a minted one.
-import { sha256Hex, systemClock } from '@lattice/core';
+import { type Environment, sha256Hex, systemClock } from '@lattice/core';
 import {
   checkPublicKey,
   createKeySnapshot,
@@ -46,10 +46,15 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   const listKeys = async (token: string) =>
     (await t.call<{ data: PublicKeyJson[] }>('GET', KEYS, token)).json.data;
 
-  /** Runs the edge's key check against what the production edge would load right now. */
-  async function edgeCheck(productId: string, presented: string, r: PublicRoute) {
+  /** Runs the edge's key check against what an environment's edge would load right now. */
+  async function edgeCheck(
+    productId: string,
+    presented: string,
+    r: PublicRoute,
+    environment: Environment = 'production',
+  ) {
     const keys = await createPostgresPublicKeyRepository(t.db).snapshotKeys(
-      'production',
+      environment,
       new Date(Date.now() - 30_000),
     );
     const snapshot = createKeySnapshot(keys, Date.now());
@@ -132,10 +137,12 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
     expect([...note.key_ids].sort()).to.deep.equal(r.json.data.map((k) => k.id).sort());
   });
 
-  it('copies realtime keys scoped to the realtime toolkit, naming unnamed ones', async () => {
+  it('copies realtime keys scoped to the realtime toolkit, naming unnamed ones, skipping deleted ones', async () => {
     const p = await t.newProduct('import-rt');
     const unnamed = await realtimeKey(p.owner_token);
     const named = await realtimeKey(p.owner_token, { name: 'chat' });
+    const deleted = await realtimeKey(p.owner_token, { name: 'gone' });
+    expect((await t.call('DELETE', `/realtime/api-keys/${deleted.id}`, p.owner_token)).status).to.equal(204);
     const r = await importKeys(p.owner_token, 'realtime');
     expect(r.status).to.equal(200);
     // Newest first, like every key list.
@@ -155,6 +162,29 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
     expect(await edgeCheck(p.product_id, named.key, route('mail', 'POST', '/emails'))).to.equal(
       'public_key_scope',
     );
+    expect(await edgeCheck(p.product_id, deleted.key, route('realtime', 'POST', '/messages'))).to.equal(
+      'public_key_invalid',
+    );
+    // Imported keys reach the production edge only (the toolkit keys had no environment).
+    expect(
+      await edgeCheck(p.product_id, unnamed.key, route('realtime', 'POST', '/messages'), 'development'),
+    ).to.equal('public_key_invalid');
+  });
+
+  it('refuses area keys (mail, realtime) with 401 restricted_api_key, importing nothing', async () => {
+    const p = await t.newProduct('import-area');
+    const mail = await mailKey(p.owner_token, { name: 'm', scope: 'full_access' });
+    const realtime = await realtimeKey(p.owner_token, { name: 'r' });
+    for (const [credential, toolkit] of [
+      [mail.key, 'mail'],
+      [realtime.key, 'realtime'],
+      [mail.key, 'realtime'],
+    ] as const) {
+      const r = await importKeys(credential, toolkit);
+      expect(r.status, `${credential.slice(0, 4)} importing ${toolkit}`).to.equal(401);
+      expect((r.json as unknown as { error: { code: string } }).error.code).to.equal('restricted_api_key');
+    }
+    expect(await listKeys(p.owner_token)).to.deep.equal([]);
   });
 
   it('imports nothing twice; a later import adds only keys created since', async () => {

@@ -1,7 +1,7 @@
 // Product public keys through the management API, against real PostgreSQL and Redis: every
 // transition of the key state table, who may make it, what listings show, what is stored, and
 // the announcements the edges reload on.
-import { sha256Hex } from '@lattice/core';
+import { ENVIRONMENTS, sha256Hex } from '@lattice/core';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { expect } from 'chai';
 import { startTestManagement, type TestManagement } from '../test-harness.ts';
@@ -152,49 +152,66 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
   });
 
   describe('update-scope (active → active) and revoke (active → revoked)', () => {
-    it('changes the scope of an active key, keeping everything else', async () => {
-      const p = await product();
-      const created = (await create(p.owner_token, { name: 'k', scope: MAIL_TOOLKIT })).json;
-      const r = await t.call<PublicKeyJson>('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
-        scope: PUBLISH_ROUTE,
+    for (const environment of ENVIRONMENTS) {
+      it(`${environment}: changes the scope of an active key, keeping everything else`, async () => {
+        const p = await product();
+        const created = (await create(p.owner_token, { name: 'k', scope: MAIL_TOOLKIT, environment })).json;
+        const r = await t.call<PublicKeyJson>('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
+          scope: PUBLISH_ROUTE,
+        });
+        expect(r.status).to.equal(200);
+        const { key: _key, ...before } = created;
+        expect(r.json).to.deep.equal({ ...before, scope: PUBLISH_ROUTE, toolkits: ['realtime'] });
+        const [snap] = (
+          await createPostgresPublicKeyRepository(t.db).snapshotKeys(environment, new Date(0))
+        ).filter((k) => k.id === created.id);
+        expect(snap?.scope).to.deep.equal(PUBLISH_ROUTE);
+        const note = await changes.waitFor(
+          (m) => m.product_id === p.product_id && m.change === 'scope_updated',
+        );
+        expect(note).to.deep.include({
+          channel: `${t.config.redisKeyPrefix}public-keys:changed:${environment}`,
+          environment,
+          key_ids: [created.id],
+        });
       });
-      expect(r.status).to.equal(200);
-      const { key: _key, ...before } = created;
-      expect(r.json).to.deep.equal({ ...before, scope: PUBLISH_ROUTE, toolkits: ['realtime'] });
-      const [snap] = (
-        await createPostgresPublicKeyRepository(t.db).snapshotKeys('production', new Date(0))
-      ).filter((k) => k.id === created.id);
-      expect(snap?.scope).to.deep.equal(PUBLISH_ROUTE);
-    });
 
-    it('revokes permanently: a revoked key can be neither revoked again nor re-scoped', async () => {
-      const p = await product();
-      const created = (await create(p.owner_token, { name: 'k', scope: MAIL_TOOLKIT })).json;
-      const revoked = await t.call<PublicKeyJson>('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
-      expect(revoked.status).to.equal(200);
-      expect(revoked.json.status).to.equal('revoked');
-      expect(Date.parse(revoked.json.revoked_at!)).to.be.at.least(Date.parse(created.created_at));
-      expect(revoked.text).to.not.include(created.key.slice(4));
+      it(`${environment}: revokes permanently: a revoked key can be neither revoked again nor re-scoped`, async () => {
+        const p = await product();
+        const created = (await create(p.owner_token, { name: 'k', scope: MAIL_TOOLKIT, environment })).json;
+        const revoked = await t.call<PublicKeyJson>('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
+        expect(revoked.status).to.equal(200);
+        expect(revoked.json.status).to.equal('revoked');
+        expect(Date.parse(revoked.json.revoked_at!)).to.be.at.least(Date.parse(created.created_at));
+        expect(revoked.text).to.not.include(created.key.slice(4));
 
-      const again = await t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
-      expect(again.status).to.equal(409);
-      expect(again.json.error).to.include({ code: 'public_key_revoked', step: 'state' });
-      const rescope = await t.call('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
-        scope: { kind: 'product' },
+        const again = await t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
+        expect(again.status).to.equal(409);
+        expect(again.json.error).to.include({ code: 'public_key_revoked', step: 'state' });
+        const rescope = await t.call('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
+          scope: { kind: 'product' },
+        });
+        expect(rescope.status).to.equal(409);
+        expect(rescope.json.error.code).to.equal('public_key_revoked');
+
+        const list = (await t.call<ListJson>('GET', `${KEYS}?environment=${environment}`, p.owner_token)).json
+          .data;
+        expect(list).to.deep.equal([revoked.json]);
+        expect(list[0]!.scope).to.deep.equal(MAIL_TOOLKIT);
+
+        // The edge's view: the key is served as revoked (for its 403 window), never as active again.
+        const snap = (
+          await createPostgresPublicKeyRepository(t.db).snapshotKeys(environment, new Date(0))
+        ).find((k) => k.id === created.id);
+        expect(snap?.revokedAtMs).to.be.a('number');
+        const note = await changes.waitFor((m) => m.product_id === p.product_id && m.change === 'revoked');
+        expect(note).to.deep.include({
+          channel: `${t.config.redisKeyPrefix}public-keys:changed:${environment}`,
+          environment,
+          key_ids: [created.id],
+        });
       });
-      expect(rescope.status).to.equal(409);
-      expect(rescope.json.error.code).to.equal('public_key_revoked');
-
-      const list = (await t.call<ListJson>('GET', KEYS, p.owner_token)).json.data;
-      expect(list).to.deep.equal([revoked.json]);
-      expect(list[0]!.scope).to.deep.equal(MAIL_TOOLKIT);
-
-      // The edge's view: the key is served as revoked (for its 403 window), never as active again.
-      const snap = (
-        await createPostgresPublicKeyRepository(t.db).snapshotKeys('production', new Date(0))
-      ).find((k) => k.id === created.id);
-      expect(snap?.revokedAtMs).to.be.a('number');
-    });
+    }
 
     it('answers 404 for unknown ids and for keys of another product, changing nothing', async () => {
       const a = await product();
