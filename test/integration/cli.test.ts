@@ -207,7 +207,7 @@ describe('lattice command', function () {
         body: JSON.stringify({ name: 'cli test', scope: { kind: 'toolkit', toolkit: 'realtime' } }),
       });
       expect(created.status).to.equal(201);
-      const { key } = (await created.json()) as { key: string };
+      const { key, id: prodId } = (await created.json()) as { key: string; id: string };
       const keyed = () =>
         fetch(`${env.PUBLIC_URL}/${productId}/realtime/messages`, {
           method: 'POST',
@@ -259,6 +259,48 @@ describe('lattice command', function () {
         entries = (await history()).data;
       }
       expect(entries.map((e) => [e.offset, e.data])).to.deep.equal([[1, { text: 'hello' }]]);
+
+      // A development key, and revocations: each reaches its own edge by its change notification,
+      // within moments rather than the 30 s period (the revoked key answers 403 for one window).
+      const manage = (method: string, path: string, body?: unknown) =>
+        fetch(`${api}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const untilStatus = async (request: () => Promise<Response>, status: number) => {
+        const until = Date.now() + 5_000;
+        let answer = await request();
+        while (answer.status !== status && Date.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          answer = await request();
+        }
+        return answer;
+      };
+      const devCreated = await manage('POST', '/organization/public-keys', {
+        name: 'cli dev',
+        scope: { kind: 'toolkit', toolkit: 'realtime' },
+        environment: 'development',
+      });
+      expect(devCreated.status).to.equal(201);
+      const devKey = (await devCreated.json()) as { id: string; key: string };
+      const publishWith = (edgeUrl: string, secret: string) => () =>
+        fetch(`${edgeUrl}/${productId}/realtime/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}` },
+        });
+      expect((await untilStatus(publishWith(env.PUBLIC_DEV_URL, devKey.key), 400)).status).to.equal(400);
+      for (const [edgeUrl, id, secret] of [
+        [env.PUBLIC_URL, prodId, key],
+        [env.PUBLIC_DEV_URL, devKey.id, devKey.key],
+      ] as const) {
+        expect((await manage('POST', `/organization/public-keys/${id}/revoke`)).status).to.equal(200);
+        const revoked = await untilStatus(publishWith(edgeUrl, secret), 403);
+        expect(revoked.status, edgeUrl).to.equal(403);
+        expect(((await revoked.json()) as { error: { code: string } }).error.code).to.equal(
+          'public_key_scope',
+        );
+      }
 
       const kafka = createKafka({
         brokers: config.kafkaBrokers,
