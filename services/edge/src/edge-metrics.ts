@@ -59,7 +59,7 @@ function familyOn(registry: Registry, clock: Clock): Family {
   });
   new Gauge({
     name: 'lattice_edge_key_snapshot_age_seconds',
-    help: 'Seconds since the edge snapshot in use was loaded (absent before the first load)',
+    help: 'Seconds since the last successful key snapshot load, also while a snapshot too old is withheld (absent before the first load)',
     labelNames: ['environment'],
     registers,
     collect() {
@@ -79,7 +79,7 @@ function familyOn(registry: Registry, clock: Clock): Family {
     }),
     reloadFailures: new Counter({
       name: 'lattice_edge_key_snapshot_reload_failures_total',
-      help: 'Failed key snapshot loads (the previous snapshot stays in use)',
+      help: 'Failed key snapshot loads (the previous snapshot stays in use up to its maximum age)',
       labelNames: ['environment', 'trigger'],
       registers,
     }),
