@@ -67,6 +67,11 @@ describe('loadConfig', () => {
       ConfigError,
       /REALTIME_PUBLISH_BURST/,
     );
+    expect(loadConfig({ REALTIME_PUBLISH_BURST: '0' }).publishQuota).to.deep.equal({ burstPerWindow: 0 });
+    expect(() => loadConfig({ REALTIME_PUBLISH_SUSTAINED_PER_SECOND: '-1' })).to.throw(
+      ConfigError,
+      /REALTIME_PUBLISH_SUSTAINED_PER_SECOND/,
+    );
   });
 
   it('serves a key snapshot at most 10 windows by default, and never less than 2', () => {
