@@ -2,6 +2,12 @@
 // error mapping. Everything comes in through `deps`; nothing here reads the environment
 // variables, opens connections or starts timers (startEdge does, in server.ts).
 import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
+import {
+  bindPublicRoutes,
+  loadSchemaRegistry,
+  type PublicHandlers,
+  type SchemaRegistry,
+} from '@lattice/http';
 import type { RateLimiter } from '@lattice/redis';
 import express, { type Express } from 'express';
 import { edgeErrorHandler } from './edge-error-handler.ts';
@@ -10,7 +16,6 @@ import { edgePipeline } from './edge-pipeline.ts';
 import type { KeySnapshotSource } from './key-snapshot-source.ts';
 import { perIpBucketOf } from './per-ip-limit.ts';
 import { createRouteMatcher } from './route-matcher.ts';
-import type { ToolkitRegistry } from './toolkit-registry.ts';
 import { parseTrustProxy } from './trust-proxy.ts';
 
 export interface EdgeAppDeps {
@@ -18,7 +23,10 @@ export interface EdgeAppDeps {
   snapshots: KeySnapshotSource;
   /** The per-IP limiter (createPerIpLimiter). */
   limiter: RateLimiter;
-  toolkits: ToolkitRegistry;
+  /** The toolkits' public handlers (e.g. realtimeToolkit(...)); routes none serves answer 501. */
+  toolkits: readonly PublicHandlers[];
+  /** Default: the schemas of schemas/http, shared with the management API in one process. */
+  schemas?: SchemaRegistry;
   logger: Logger;
   /** config.trustProxy: which proxies' X-Forwarded-For decides the client address. */
   trustProxy: string;
@@ -36,6 +44,9 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
   app.set('etag', false);
   const trustProxy = parseTrustProxy(deps.trustProxy);
   app.set('trust proxy', trustProxy);
+  // Flat query strings only, as on the management API: nested `a[b]=` syntax would bypass the
+  // query schemas' shape.
+  app.set('query parser', 'simple');
 
   // Readiness for load balancers: outside the product paths, not rate limited, and the same
   // on both environments (it says whether a key snapshot is loaded, nothing else).
@@ -49,7 +60,7 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
       snapshots: deps.snapshots,
       limiter: deps.limiter,
       matcher: createRouteMatcher(),
-      toolkits: deps.toolkits,
+      routes: bindPublicRoutes(deps.toolkits, deps.schemas ?? loadSchemaRegistry()),
       metrics: deps.metrics ?? NO_EDGE_METRICS,
       clock: deps.clock ?? systemClock,
       revokedGraceMs: deps.revokedGraceMs,

@@ -2,22 +2,18 @@
 // an ApiError answered by the shared error mapping, and none names the environment: both edges
 // answer a given request with the same body.
 import { ApiError } from '@lattice/core';
-import { STEP } from '@lattice/http';
+import { HTTP_ERRORS, STEP } from '@lattice/http';
 
 export const EDGE_STEP = {
   routing: STEP.routing,
   perIpLimit: 'per_ip_limit',
-  toolkit: 'toolkit',
+  toolkit: STEP.toolkit,
 } as const;
 
 export const EDGE_ERRORS = {
-  notFound: () => new ApiError(404, 'not_found', EDGE_STEP.routing, 'No public route matches this path'),
-  methodNotAllowed: (method: string, allow: string) =>
-    new ApiError(405, 'method_not_allowed', EDGE_STEP.routing, `${method} is not allowed on this path`, {
-      headers: { Allow: allow },
-    }),
-  malformedPath: () =>
-    new ApiError(400, 'bad_request', EDGE_STEP.routing, 'The request path is not validly percent-encoded'),
+  notFound: () => HTTP_ERRORS.notFound('No public route matches this path'),
+  methodNotAllowed: HTTP_ERRORS.methodNotAllowed,
+  malformedPath: () => HTTP_ERRORS.badRequest('The request path is not validly percent-encoded'),
   rateLimited: (retryAfter: string) =>
     new ApiError(
       429,
@@ -28,6 +24,5 @@ export const EDGE_ERRORS = {
         headers: { 'Retry-After': retryAfter },
       },
     ),
-  notImplemented: () =>
-    new ApiError(501, 'not_implemented', EDGE_STEP.toolkit, 'This public route is not available yet'),
+  notImplemented: HTTP_ERRORS.notImplemented,
 };

@@ -4,12 +4,14 @@
 //   2 route match against PUBLIC_ROUTES       unknown path 404, known path + wrong method 405
 //   3 take the key headers out                the toolkit never sees a credential
 //   4 public key check (keyed routes only)    in-memory snapshot, against the headers taken
-//   5 the toolkit's handler                   501 until a toolkit registers one
+//   5 the route's runner                      body, validation, the toolkit's handler (501 until a
+//                                             toolkit serves the route): @lattice/http bindPublicRoutes
 // It is one middleware rather than five so the hot path pays for one express layer, and it stays
 // synchronous when the limiter can answer without I/O (a leased unit, see per-ip-limit.ts): no
 // promise, closure or per-request header formatting beyond the `RateLimit` value. Refusals are
 // thrown; express hands a synchronous throw and a rejected promise alike to the error handler.
 import type { ApiError, Clock, Environment } from '@lattice/core';
+import type { PublicRoutes } from '@lattice/http';
 import { checkPublicKey, readPresentedKey } from '@lattice/keys';
 import {
   type FixedWindowPolicy,
@@ -25,7 +27,6 @@ import { takeKeyHeaders } from './key-headers.ts';
 import type { KeySnapshotSource } from './key-snapshot-source.ts';
 import { splitPublicPath } from './public-path.ts';
 import type { RouteMatcher } from './route-matcher.ts';
-import type { ToolkitRegistry } from './toolkit-registry.ts';
 import { setTrustedField } from './trusted-fields.ts';
 
 export interface EdgePipelineDeps {
@@ -33,7 +34,8 @@ export interface EdgePipelineDeps {
   snapshots: KeySnapshotSource;
   limiter: RateLimiter;
   matcher: RouteMatcher;
-  toolkits: ToolkitRegistry;
+  /** The public routes with their toolkits' handlers (bindPublicRoutes). */
+  routes: PublicRoutes;
   metrics: EdgeMetrics;
   clock: Clock;
   /** How long a revoked key answers 403 before 401: one snapshot window. */
@@ -76,7 +78,7 @@ function cachedRateLimitValue(
 }
 
 export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
-  const { environment, snapshots, limiter, matcher, toolkits, metrics, clock, revokedGraceMs } = deps;
+  const { environment, snapshots, limiter, matcher, routes, metrics, clock, revokedGraceMs } = deps;
   const { bucketOf } = deps;
   const findKey = (deps.keyCache ?? createConnectionKeyCache()).find;
   const headers = singlePolicyHeaders(limiter.policy);
@@ -129,10 +131,9 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
       keyId = check.key.id;
     }
     metrics.requestOutcome('passed');
-    return toolkits.handlerFor(match.route)({
+    return routes.runnerFor(match.route)({
       environment,
       productId: target.productId,
-      route: match.route,
       params: match.params,
       keyId,
       req,

@@ -14,6 +14,4 @@ export type { RouteMatcher, RouteResolution } from './route-matcher.ts';
 export { createRouteMatcher } from './route-matcher.ts';
 export type { RunningEdge, StartEdgeOptions } from './server.ts';
 export { startEdge } from './server.ts';
-export type { ToolkitHandler, ToolkitRegistry, ToolkitRequest } from './toolkit-registry.ts';
-export { createToolkitRegistry } from './toolkit-registry.ts';
-export { type RealtimeToolkitDeps, registerRealtimeToolkit } from './toolkits/realtime/index.ts';
+export { type RealtimeToolkitDeps, realtimeToolkit } from './toolkits/realtime/index.ts';

@@ -1,4 +1,4 @@
-import { allowedMethods, matchPublicRoute, PUBLIC_ROUTES, TOOLKITS } from '@lattice/keys';
+import { allowedMethods, matchPublicRoute, PUBLIC_ROUTES, TOOLKITS } from '@lattice/http';
 import { expect } from 'chai';
 import { createRouteMatcher } from './route-matcher.ts';
 

@@ -1,8 +1,8 @@
 // The public route table compiled once: routes grouped by toolkit and segment count, templates
 // pre-split, so a request costs one walk over its path and a few string comparisons. It answers
-// exactly as matchPublicRoute / allowedMethods of @lattice/keys (route-matcher.test.ts holds it
+// exactly as matchPublicRoute / allowedMethods of @lattice/http (route-matcher.test.ts holds it
 // to that) plus what an HTTP router needs: HEAD served as GET, and the Allow list for a 405.
-import { PUBLIC_ROUTES, type PublicMethod, type PublicRoute } from '@lattice/keys';
+import { PUBLIC_ROUTES, type PublicMethod, type PublicRoute } from '@lattice/http';
 
 interface CompiledRoute {
   route: PublicRoute;

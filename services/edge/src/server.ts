@@ -10,7 +10,7 @@ import {
   portOf,
   systemClock,
 } from '@lattice/core';
-import { attachClientErrorHandler } from '@lattice/http';
+import { attachClientErrorHandler, type PublicHandlers } from '@lattice/http';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { closeRedis, createRedis, keyChangesChannel } from '@lattice/redis';
 import type { DbExecutor } from '@lattice/store';
@@ -22,7 +22,6 @@ import { type KeyChangeSubscription, subscribeKeyChanges } from './key-change-su
 import { createKeySnapshotHolder } from './key-snapshot-holder.ts';
 import type { KeySnapshotHolder } from './key-snapshot-source.ts';
 import { createPerIpLimiter } from './per-ip-limit.ts';
-import { createToolkitRegistry, type ToolkitRegistry } from './toolkit-registry.ts';
 
 export interface StartEdgeOptions {
   config: LatticeConfig;
@@ -36,8 +35,8 @@ export interface StartEdgeOptions {
   redis: Redis;
   logger: Logger;
   registry: Registry;
-  /** Default: an empty registry, every route answering 501 after its checks. */
-  toolkits?: ToolkitRegistry;
+  /** The toolkits' public handlers; routes none serves answer 501 after their checks. */
+  toolkits: readonly PublicHandlers[];
   /**
    * Reload early on key change notifications. Default true; false leaves only the periodic
    * refresh (a new key is then refused until the next one).
@@ -122,7 +121,7 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
       metrics,
       clock,
     }),
-    toolkits: opts.toolkits ?? createToolkitRegistry(),
+    toolkits: opts.toolkits,
     logger,
     trustProxy: config.trustProxy,
     revokedGraceMs: config.snapshotRefreshMs,

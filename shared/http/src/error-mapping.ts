@@ -3,13 +3,7 @@
 // answered with a generic 500 whose details go only to the log.
 import { ApiError, type Logger } from '@lattice/core';
 import type { ErrorRequestHandler } from 'express';
-
-export const STEP = {
-  routing: 'routing',
-  bodyParsing: 'body_parsing',
-  validation: 'validation',
-  internal: 'internal',
-} as const;
+import { HTTP_ERRORS } from './http-errors.ts';
 
 interface HttpishError {
   status?: unknown;
@@ -27,39 +21,24 @@ export function clientErrorOf(err: unknown): ApiError | null {
   if (typeof status !== 'number' || status < 400 || status > 499) return null;
   switch (e.type) {
     case 'entity.too.large':
-      return new ApiError(
-        413,
-        'payload_too_large',
-        STEP.bodyParsing,
-        `Request body exceeds ${e.limit} bytes`,
-      );
+      return HTTP_ERRORS.payloadTooLarge(e.limit);
     case 'entity.parse.failed':
-      return new ApiError(400, 'invalid_json', STEP.bodyParsing, 'Request body is not valid JSON');
+      return HTTP_ERRORS.invalidJson();
     case 'charset.unsupported':
-      return new ApiError(415, 'unsupported_media_type', STEP.bodyParsing, 'Request body must be UTF-8 JSON');
+      return HTTP_ERRORS.unsupportedCharset();
     case 'encoding.unsupported':
-      return new ApiError(
-        415,
-        'unsupported_content_encoding',
-        STEP.bodyParsing,
-        'Content-Encoding is not supported; send the body uncompressed',
-      );
+      return HTTP_ERRORS.unsupportedContentEncoding();
     case 'request.aborted':
     case 'request.size.invalid':
-      return new ApiError(
-        400,
-        'incomplete_body',
-        STEP.bodyParsing,
-        'Request body ended before Content-Length',
-      );
+      return HTTP_ERRORS.incompleteBody();
     default:
       // e.g. the router failing to percent-decode a path parameter.
-      return new ApiError(400, 'bad_request', STEP.routing, 'Malformed request');
+      return HTTP_ERRORS.badRequest();
   }
 }
 
 export function internalError(): ApiError {
-  return new ApiError(500, 'internal_error', STEP.internal, 'Internal server error');
+  return HTTP_ERRORS.internal();
 }
 
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {

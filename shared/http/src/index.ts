@@ -1,6 +1,7 @@
 export { canonicalJson } from './canonical-json.ts';
 export { attachClientErrorHandler } from './client-error.ts';
-export { clientErrorOf, errorMiddleware, internalError, STEP } from './error-mapping.ts';
+export { clientErrorOf, errorMiddleware, internalError } from './error-mapping.ts';
+export { HTTP_ERRORS, STEP } from './http-errors.ts';
 export type { OpenApiDocument, OpenApiInfo } from './openapi.ts';
 export {
   buildOpenApi,
@@ -9,6 +10,27 @@ export {
   ERROR_BODY_SCHEMA_ID,
 } from './openapi.ts';
 export { toOpenApiPath } from './path-template.ts';
+export type {
+  PublicHandler,
+  PublicHandlers,
+  PublicRouteContext,
+  PublicRouteInput,
+  PublicRouteRunner,
+  PublicRoutes,
+} from './public-handlers.ts';
+export { bindPublicRoutes } from './public-handlers.ts';
+export type { PublicMethod, PublicRoute, RouteMatch, Toolkit } from './public-routes.ts';
+export {
+  allowedMethods,
+  findKeyedRoute,
+  isToolkit,
+  MAIL_SEND_BODY_LIMIT_BYTES,
+  matchPublicRoute,
+  PUBLIC_ROUTES,
+  PUBLISH_BODY_LIMIT_BYTES,
+  REALTIME_BODY_LIMIT_BYTES,
+  TOOLKITS,
+} from './public-routes.ts';
 export type {
   Authenticator,
   AuthKind,

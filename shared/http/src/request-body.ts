@@ -1,51 +1,64 @@
-// Per-route JSON body handling. The cap is the route's own (exactly the cap passes, one byte
-// more is 413); the parser is told nothing about other types, so non-JSON bodies are refused
-// here with 415 instead of silently arriving as "no body".
-import { ApiError } from '@lattice/core';
-import express, { type Request, type RequestHandler } from 'express';
-import { STEP } from './error-mapping.ts';
-import { DEFAULT_BODY_LIMIT_BYTES, type RouteDef } from './route-def.ts';
+// Request bodies, the same on every surface. The cap is the route's own (exactly the cap passes,
+// one byte more is 413, checked on Content-Length before reading and while reading a chunked
+// body); the parser is told nothing about other types, so non-JSON bodies are refused with 415
+// instead of silently arriving as "no body". An absent body reads as {}: validation then names
+// the missing fields, and operations whose body is all optional need none. A route that takes
+// no body refuses one with 400, or with 413 when it is over the cap (the cap covers every route).
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { HTTP_ERRORS } from './http-errors.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from './route-def.ts';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** A body is present when it is chunked or has a non-zero Content-Length. */
-function hasBody(req: Request): boolean {
+export function hasBody(req: Request): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
   const length = req.headers['content-length'];
   return length !== undefined && length !== '0';
 }
 
-/** Sets `res.locals.body`: the parsed body, `{}` when none was sent, undefined for body-less routes. */
-export function bodyMiddleware(route: RouteDef): RequestHandler {
-  if (!route.request?.body) {
-    return (req, _res, next) => {
-      if (!hasBody(req)) return next();
-      next(new ApiError(400, 'unexpected_body', STEP.bodyParsing, 'This operation takes no request body'));
+export interface BodySpec {
+  /** Whether the route takes a JSON body at all. */
+  json: boolean;
+  /** Default: DEFAULT_BODY_LIMIT_BYTES. */
+  limitBytes?: number;
+}
+
+/** Reads a request's body: the parsed JSON, `{}` when none was sent, undefined for body-less routes. */
+export type BodyReader = (req: Request, res: Response) => Promise<unknown>;
+
+export function bodyReader(spec: BodySpec): BodyReader {
+  const limit = spec.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!spec.json) {
+    const drain = express.raw({ limit, inflate: false, type: () => true });
+    return async (req, res) => {
+      if (!hasBody(req)) return undefined;
+      await run(drain, req, res);
+      throw HTTP_ERRORS.unexpectedBody();
     };
   }
-  const limitBytes = route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const parse = express.json({ limit: limitBytes, strict: false, inflate: false, type: () => true });
-  return (req, res, next) => {
-    if (!hasBody(req)) {
-      // An absent body reads as {}: validation then names the missing fields, and operations
-      // whose body is all optional need none.
-      res.locals.body = {};
-      return next();
-    }
-    if (!req.is(JSON_TYPES)) {
-      return next(
-        new ApiError(
-          415,
-          'unsupported_media_type',
-          STEP.bodyParsing,
-          'Request body must be application/json',
-        ),
-      );
-    }
-    parse(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      res.locals.body = (req.body as unknown) ?? {};
-      next();
-    });
+  const parse = express.json({ limit, strict: false, inflate: false, type: () => true });
+  return async (req, res) => {
+    if (!hasBody(req)) return {};
+    if (!req.is(JSON_TYPES)) throw HTTP_ERRORS.unsupportedMediaType();
+    await run(parse, req, res);
+    return (req.body as unknown) ?? {};
   };
+}
+
+/** Sets `res.locals.body` to what bodyReader reads, for the management router's middleware chain. */
+export function bodyMiddleware(spec: BodySpec): RequestHandler {
+  const read = bodyReader(spec);
+  return (req, res, next) => {
+    read(req, res).then((body) => {
+      res.locals.body = body;
+      next();
+    }, next);
+  };
+}
+
+function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    middleware(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+  });
 }

@@ -4,13 +4,15 @@
 // Failures anywhere go to the single error middleware at the end.
 import { ApiError, type Logger } from '@lattice/core';
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import { errorMiddleware, internalError, STEP } from './error-mapping.ts';
+import { errorMiddleware, internalError } from './error-mapping.ts';
 import { fallbackMiddleware } from './fallback.ts';
+import { HTTP_ERRORS } from './http-errors.ts';
 import { bodyMiddleware } from './request-body.ts';
 import type { Authenticator, AuthKind, Principal, RouteContext, RouteDef } from './route-def.ts';
 import { checkRouteTable } from './route-table-check.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
-import { check, compileRouteValidators, type RouteValidators, unexpectedFields } from './validation.ts';
+import { sendResult } from './send-result.ts';
+import { check, checkRequest, compileRouteValidators, type RouteValidators } from './validation.ts';
 
 export interface RouterDeps {
   schemas: SchemaRegistry;
@@ -45,7 +47,10 @@ export function buildRouter(routes: readonly RouteDef[], deps: RouterDeps): Rout
     router[method](
       route.path,
       start(route, authenticator, deps.authorize),
-      bodyMiddleware(route),
+      bodyMiddleware({
+        json: route.request?.body !== undefined,
+        ...(route.bodyLimitBytes === undefined ? {} : { limitBytes: route.bodyLimitBytes }),
+      }),
       invoke(route, validators.get(route)!, deps),
     );
   }
@@ -68,16 +73,7 @@ function start(
       // A credential store that cannot answer (database down) is the server's trouble, not the
       // caller's: 503 so clients retry, never a 401 that would look like a bad key.
       if (err instanceof ApiError) throw err;
-      throw new ApiError(
-        503,
-        'service_unavailable',
-        'authentication',
-        'Credentials cannot be checked right now; retry with backoff.',
-        {
-          headers: { 'retry-after': '1' },
-          cause: err,
-        },
-      );
+      throw HTTP_ERRORS.credentialsUnavailable(err);
     }
     if (principal && authorize) authorize(principal, route);
     res.locals.principal = principal;
@@ -90,14 +86,7 @@ function invoke(route: RouteDef, v: RouteValidators, deps: RouterDeps): RequestH
     const params: Record<string, unknown> = { ...req.params };
     const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
     const body: unknown = res.locals.body;
-    const fields = [
-      ...(v.params ? check(v.params, params, 'params') : unexpectedFields(params, 'params')),
-      ...(v.query ? check(v.query, query, 'query') : unexpectedFields(query, 'query')),
-      ...(v.body ? check(v.body, body, 'body') : []),
-    ];
-    if (fields.length > 0) {
-      throw new ApiError(400, 'validation_error', STEP.validation, 'Request validation failed', { fields });
-    }
+    checkRequest(v, { params, query, body });
 
     const ctx: RouteContext = {
       operationId: route.operationId,
@@ -122,10 +111,6 @@ function invoke(route: RouteDef, v: RouteValidators, deps: RouterDeps): RequestH
       }
     }
 
-    res.status(result.status);
-    if (result.headers) res.set(result.headers);
-    if (result.body === undefined) res.end();
-    else if (result.contentType) res.type(result.contentType).send(result.body);
-    else res.json(result.body);
+    sendResult(res, result);
   };
 }

@@ -32,8 +32,23 @@ export function createSchemaRegistry(schemas: readonly JsonSchema[]): SchemaRegi
   };
 }
 
-/** Reads every `*.json` in `dir` (schemas/http by default); each `$id` must equal its file name. */
+const loaded = new Map<string, SchemaRegistry>();
+
+/**
+ * Reads every `*.json` in `dir` (schemas/http by default); each `$id` must equal its file name.
+ * Read once per folder and process: the surfaces of one process then share one registry, and
+ * with it one compiled validator per schema (validation.ts).
+ */
 export function loadSchemaRegistry(dir: string = HTTP_SCHEMAS_DIR): SchemaRegistry {
+  let registry = loaded.get(dir);
+  if (!registry) {
+    registry = readSchemaRegistry(dir);
+    loaded.set(dir, registry);
+  }
+  return registry;
+}
+
+function readSchemaRegistry(dir: string): SchemaRegistry {
   const schemas = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()

@@ -1,10 +1,13 @@
-// ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) compiled once per route at build time.
-// Path and query values arrive as strings, so those validators coerce types; bodies are JSON
-// and are validated as sent.
+// ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1), compiled once per schema and registry:
+// every surface that validates against a registry (the management router, the public edge's
+// routes) gets the very same compiled function for a given `$id`, so one body meets one
+// validator wherever it arrives. Path and query values arrive as strings, so those validators
+// coerce types; bodies are JSON and are validated as sent.
 import type { FieldError } from '@lattice/core';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type RouteDef, responseDef } from './route-def.ts';
+import { HTTP_ERRORS } from './http-errors.ts';
+import { type ResponseDef, responseDef } from './route-def.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 
 export interface RouteValidators {
@@ -12,6 +15,12 @@ export interface RouteValidators {
   query?: ValidateFunction;
   body?: ValidateFunction;
   responses: Map<number, ValidateFunction>;
+}
+
+/** What a route declares about its request and answers: a management RouteDef or a public route. */
+export interface RequestSpec {
+  request?: { params?: string; query?: string; body?: string };
+  responses?: Record<number, string | ResponseDef>;
 }
 
 export type Location = 'params' | 'query' | 'body' | 'response';
@@ -30,32 +39,72 @@ function createAjv(schemas: SchemaRegistry, opts: { coerce: boolean; defaults: b
   return ajv;
 }
 
-export function compileRouteValidators(
-  routes: readonly RouteDef[],
-  schemas: SchemaRegistry,
-): Map<RouteDef, RouteValidators> {
-  const coercing = createAjv(schemas, { coerce: true, defaults: true });
-  const bodies = createAjv(schemas, { coerce: false, defaults: true });
-  const responses = createAjv(schemas, { coerce: false, defaults: false });
-  const compile = (ajv: Ajv2020, id: string): ValidateFunction => {
-    const fn = ajv.getSchema(id);
-    if (!fn) throw new Error(`schema "${id}" did not compile`);
-    return fn;
-  };
-  const out = new Map<RouteDef, RouteValidators>();
-  for (const route of routes) {
-    const { params, query, body } = route.request ?? {};
-    const compiled: RouteValidators = { responses: new Map() };
-    if (params) compiled.params = compile(coercing, params);
-    if (query) compiled.query = compile(coercing, query);
-    if (body) compiled.body = compile(bodies, body);
-    for (const [status, def] of Object.entries(route.responses)) {
-      const schema = responseDef(def).schema;
-      if (schema) compiled.responses.set(Number(status), compile(responses, schema));
-    }
-    out.set(route, compiled);
+interface Compilers {
+  /** Path and query: strings coerced to the schema's types, defaults applied. */
+  coercing: Ajv2020;
+  bodies: Ajv2020;
+  responses: Ajv2020;
+}
+
+const compilersByRegistry = new WeakMap<SchemaRegistry, Compilers>();
+
+function compilersOf(schemas: SchemaRegistry): Compilers {
+  let compilers = compilersByRegistry.get(schemas);
+  if (!compilers) {
+    compilers = {
+      coercing: createAjv(schemas, { coerce: true, defaults: true }),
+      bodies: createAjv(schemas, { coerce: false, defaults: true }),
+      responses: createAjv(schemas, { coerce: false, defaults: false }),
+    };
+    compilersByRegistry.set(schemas, compilers);
   }
-  return out;
+  return compilers;
+}
+
+function compile(ajv: Ajv2020, id: string): ValidateFunction {
+  // getSchema compiles on first use and hands back the same function afterwards.
+  const fn = ajv.getSchema(id);
+  if (!fn) throw new Error(`schema "${id}" did not compile`);
+  return fn;
+}
+
+/** The validators of one route, from the registry's shared compiled schemas. */
+export function routeValidators(spec: RequestSpec, schemas: SchemaRegistry): RouteValidators {
+  const { coercing, bodies, responses } = compilersOf(schemas);
+  const { params, query, body } = spec.request ?? {};
+  const compiled: RouteValidators = { responses: new Map() };
+  if (params) compiled.params = compile(coercing, params);
+  if (query) compiled.query = compile(coercing, query);
+  if (body) compiled.body = compile(bodies, body);
+  for (const [status, def] of Object.entries(spec.responses ?? {})) {
+    const schema = responseDef(def).schema;
+    if (schema) compiled.responses.set(Number(status), compile(responses, schema));
+  }
+  return compiled;
+}
+
+export function compileRouteValidators<R extends RequestSpec>(
+  routes: readonly R[],
+  schemas: SchemaRegistry,
+): Map<R, RouteValidators> {
+  return new Map(routes.map((route) => [route, routeValidators(route, schemas)]));
+}
+
+/**
+ * Validates (and coerces, and fills defaults into) the parts of a request; throws the 400
+ * `validation_error` naming every failing field of every part. A part the route declares no
+ * schema for accepts nothing: each of its fields is "not allowed".
+ */
+export function checkRequest(
+  v: RouteValidators,
+  parts: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown },
+): void {
+  const fields = [
+    ...(v.params ? check(v.params, parts.params, 'params') : unexpectedFields(parts.params, 'params')),
+    ...(v.query ? check(v.query, parts.query, 'query') : unexpectedFields(parts.query, 'query')),
+    ...(v.body ? check(v.body, parts.body, 'body') : []),
+  ];
+  if (fields.length > 0) throw HTTP_ERRORS.validation(fields);
 }
 
 /**
@@ -63,7 +112,7 @@ export function compileRouteValidators(
  * tests and tools that check answers against schemas/http.
  */
 export function createSchemaChecker(schemas: SchemaRegistry): (id: string, data: unknown) => FieldError[] {
-  const ajv = createAjv(schemas, { coerce: false, defaults: false });
+  const ajv = compilersOf(schemas).responses;
   return (id, data) => {
     const validate = ajv.getSchema(id);
     if (!validate) throw new Error(`schema "${id}" is not in the registry`);

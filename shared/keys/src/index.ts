@@ -33,15 +33,6 @@ export type {
   PublicKeyRepository,
   PublicKeyStatus,
 } from './public-key-repository.ts';
-export type { PublicMethod, PublicRoute, RouteMatch, Toolkit } from './public-routes.ts';
-export {
-  allowedMethods,
-  findKeyedRoute,
-  isToolkit,
-  matchPublicRoute,
-  PUBLIC_ROUTES,
-  TOOLKITS,
-} from './public-routes.ts';
 export { createPostgresRealtimeKeyRepository } from './realtime-key-repository.postgres.ts';
 export type {
   ActiveRealtimeKey,

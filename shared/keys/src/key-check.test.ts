@@ -1,7 +1,7 @@
 import { ManualClock, sha256Hex } from '@lattice/core';
+import { PUBLIC_ROUTES } from '@lattice/http';
 import { expect } from 'chai';
 import { checkPublicKey, createKeySnapshot, type KeyCheckInput, type SnapshotKey } from './key-check.ts';
-import { PUBLIC_ROUTES } from './public-routes.ts';
 
 const PRODUCT = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';

@@ -2,7 +2,7 @@
 // spec's table exactly; unknown, mistyped, revoked-long-ago, foreign-product and
 // other-environment keys are indistinguishable (one fixed 401 body).
 import { ApiError, type Clock, sha256Hex, sha256HexEqual } from '@lattice/core';
-import type { PublicRoute } from './public-routes.ts';
+import type { PublicRoute } from '@lattice/http';
 import { type PublicKeyScope, scopeCovers } from './scope.ts';
 
 export const KEY_CHECK_STEP = 'public_key_check';

@@ -1,5 +1,5 @@
+import { PUBLIC_ROUTES } from '@lattice/http';
 import { expect } from 'chai';
-import { PUBLIC_ROUTES } from './public-routes.ts';
 import { parseScope, scopeCovers, toolkitsReached } from './scope.ts';
 
 const route = (toolkit: string, method: string, path: string) =>

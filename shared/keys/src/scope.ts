@@ -9,7 +9,7 @@ import {
   type PublicRoute,
   TOOLKITS,
   type Toolkit,
-} from './public-routes.ts';
+} from '@lattice/http';
 
 export type PublicKeyScope =
   | { kind: 'product' }

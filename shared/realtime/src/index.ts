@@ -96,15 +96,13 @@ export type {
   MessagePublisher,
   MessagePublisherDeps,
   PublishAnswer,
+  PublishMessageBody,
   PublishRequest,
 } from './http/message-publisher.ts';
 export {
   createMessagePublisher,
-  MESSAGE_NAME_MAX,
-  parsePublishBody,
   STORED_PAYLOAD_CONTENT_TYPE,
   UNCONFIGURED_MESSAGE_PUBLISHER,
-  validPublish,
 } from './http/message-publisher.ts';
 export type {
   PublishQuota,
@@ -182,14 +180,20 @@ export type { RealtimeClaims, SigningKey, TokenRejection } from './realtime-toke
 export { signRealtimeToken, verifyRealtimeToken } from './realtime-token.ts';
 export type { SigningKeyStore } from './signing-key-store.ts';
 export { createPostgresSigningKeyStore } from './signing-key-store.ts';
-export type { ChannelGrant, NamespacePolicy, TokenOp, TokenRequest } from './token-request.ts';
+export type {
+  ChannelGrant,
+  NamespacePolicy,
+  TokenOp,
+  TokenRequest,
+  TokenRequestBody,
+} from './token-request.ts';
 export {
   CHANNELS_MAX,
   narrowGrants,
-  parseTokenRequest,
   SUBJECT_MAX,
   TOKEN_OPS,
   TTL_DEFAULT_SECONDS,
   TTL_MAX_SECONDS,
   TTL_MIN_SECONDS,
+  tokenRequestOf,
 } from './token-request.ts';

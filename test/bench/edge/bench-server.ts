@@ -14,13 +14,7 @@
 // The parent asks for CPU time over IPC, to report the server's cost per request.
 import type { AddressInfo } from 'node:net';
 import { createLogger, loadConfig } from '@lattice/core';
-import {
-  createEdgeApp,
-  createKeySnapshotHolder,
-  createToolkitRegistry,
-  perIpPolicy,
-  startEdge,
-} from '@lattice/edge';
+import { createEdgeApp, createKeySnapshotHolder, perIpPolicy, startEdge } from '@lattice/edge';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { closeRedis, createMemoryRateLimiter, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
@@ -78,10 +72,7 @@ async function start(): Promise<Running> {
     return { ...(await listen(app)), snapshotKeys: null, snapshotLoadMs: null };
   }
   const db = createDb({ databaseUrl: args.databaseUrl, logger });
-  const toolkits = createToolkitRegistry();
-  toolkits.register('mail', 'GET', '/emails/{id}', ({ res }) => {
-    res.status(200).json(BODY);
-  });
+  const toolkits = [{ public_mail_email_get: () => ({ status: 200, body: BODY }) }];
   const startedMs = Date.now();
   if (args.mode === 'edge' || args.mode === 'edge-spread') {
     const redis = createRedis({ url: args.redisUrl, logger, name: 'bench-edge-limits' });

@@ -7,7 +7,7 @@
 // the per-IP limit too. The parent asks for CPU time over IPC.
 import { channelActorRegistration, startActorsRole } from '@lattice/actors';
 import { createLogger, loadConfig } from '@lattice/core';
-import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@lattice/edge';
+import { realtimeToolkit, startEdge } from '@lattice/edge';
 import { createKafka } from '@lattice/kafka';
 import { startRealtimeHttpRuntime } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
@@ -73,8 +73,7 @@ async function main(): Promise<void> {
         hardLimitPerWindow: LIMIT_NEVER_REACHED,
       },
     });
-    const toolkits = createToolkitRegistry();
-    registerRealtimeToolkit(toolkits, { realtime: runtime.http });
+    const toolkits = [realtimeToolkit({ realtime: runtime.http })];
     const limitsRedis = createRedis({ url: config.redisUrl, logger, name: 'bench-edge-limits' });
     const edge = await startEdge({
       config,

@@ -3,18 +3,12 @@
 // through bootstrap and the public key repository. Each test gets its own Redis key prefix and
 // its own products, so tests never share a rate-limit count or a key.
 import { type ConfigOverrides, createLogger, type Environment, type Logger, sleep } from '@lattice/core';
-import {
-  createToolkitRegistry,
-  type RunningEdge,
-  type StartEdgeOptions,
-  startEdge,
-  type ToolkitRegistry,
-} from '@lattice/edge';
+import { type RunningEdge, type StartEdgeOptions, startEdge } from '@lattice/edge';
+import { PUBLIC_ROUTES, type PublicHandler, type PublicHandlers } from '@lattice/http';
 import {
   createPostgresPublicKeyRepository,
   type ImportSource,
   mintKey,
-  PUBLIC_ROUTES,
   type PublicKeyRecord,
   type PublicKeyRepository,
   type PublicKeyScope,
@@ -45,24 +39,21 @@ export interface Echo {
 }
 
 /** Every public route answering 200 with what it received: proves what reaches a toolkit. */
-export function echoToolkits(): ToolkitRegistry {
-  const toolkits = createToolkitRegistry();
-  for (const route of PUBLIC_ROUTES) {
-    toolkits.register(route.toolkit, route.method, route.path, ({ req, res, ...rest }) => {
-      const echo: Echo = {
-        route: `${rest.route.method} /${rest.route.toolkit}${rest.route.path}`,
-        productId: rest.productId,
-        params: rest.params,
-        keyId: rest.keyId,
-        environment: rest.environment,
-        headers: { ...req.headers },
-        rawHeaders: [...req.rawHeaders],
-        headersDistinct: { ...req.headersDistinct },
-      };
-      res.status(200).json(echo);
-    });
-  }
-  return toolkits;
+export function echoToolkits(): PublicHandlers[] {
+  const echo: PublicHandler = ({ req, ...rest }) => {
+    const seen: Echo = {
+      route: `${rest.route.method} /${rest.route.toolkit}${rest.route.path}`,
+      productId: rest.productId,
+      params: rest.params as Record<string, string>,
+      keyId: rest.keyId,
+      environment: rest.environment,
+      headers: { ...req.headers },
+      rawHeaders: [...req.rawHeaders],
+      headersDistinct: { ...req.headersDistinct },
+    };
+    return { status: 200, body: seen };
+  };
+  return [Object.fromEntries(PUBLIC_ROUTES.map((r) => [r.operationId, echo]))];
 }
 
 export interface EdgeSuite {
@@ -154,6 +145,8 @@ export async function edgeSuite(): Promise<EdgeSuite> {
         db,
         logger,
         registry: new Registry(),
+        // No toolkit: every route answers 501 after its checks, unless the test brings one.
+        toolkits: [],
         ...rest,
         redis: limitsRedis,
         config: edgeConfig,
@@ -178,13 +171,27 @@ export async function edgeSuite(): Promise<EdgeSuite> {
   };
 }
 
+/**
+ * A body each public route with a body schema admits: a request that passes the key check then
+ * passes validation too and reaches the (echo) toolkit, so these tests see the key outcomes.
+ */
+const VALID_BODIES: ReadonlyArray<[suffix: string, body: unknown]> = [
+  ['/realtime/messages', { channel: 'chat:edge', data: 1 }],
+  ['/realtime/tokens/issue', { subject: 'edge-test', channels: [{ name: 'chat:edge', ops: ['subscribe'] }] }],
+];
+
 export async function call(
   edge: { url: string },
   method: string,
   path: string,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const res = await fetch(`${edge.url}${path}`, { method, headers });
+  const sent = method === 'POST' ? VALID_BODIES.find(([suffix]) => path.endsWith(suffix))?.[1] : undefined;
+  const res = await fetch(`${edge.url}${path}`, {
+    method,
+    headers: sent === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    ...(sent === undefined ? {} : { body: JSON.stringify(sent) }),
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

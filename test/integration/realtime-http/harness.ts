@@ -16,7 +16,7 @@ import {
   type Logger,
   sleep,
 } from '@lattice/core';
-import { createToolkitRegistry, type RunningEdge, registerRealtimeToolkit, startEdge } from '@lattice/edge';
+import { type RunningEdge, realtimeToolkit, startEdge } from '@lattice/edge';
 import { createKafka } from '@lattice/kafka';
 import { type RunningManagement, startManagement } from '@lattice/management';
 import {
@@ -156,8 +156,7 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
     const limitRedis: Redis[] = [];
     const edges = {} as Record<Environment, RunningEdge>;
     for (const environment of ['production', 'development'] as const) {
-      const toolkits = createToolkitRegistry();
-      registerRealtimeToolkit(toolkits, { realtime: runtime.http });
+      const toolkits = [realtimeToolkit({ realtime: runtime.http })];
       const r = createRedis({ url: config.redisUrl, logger, name: `rt-http-edge-${environment}` });
       limitRedis.push(r);
       edges[environment] = await startEdge({

@@ -10,7 +10,7 @@ import {
   startActorsRole,
 } from '@lattice/actors';
 import { ENVIRONMENTS, type Environment } from '@lattice/core';
-import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@lattice/edge';
+import { realtimeToolkit, startEdge } from '@lattice/edge';
 import { ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import { startManagement } from '@lattice/management';
@@ -54,8 +54,7 @@ interface Shared {
 
 async function startEdges(ctx: CommandContext, environments: readonly Environment[], shared: Shared) {
   const running: Running[] = [];
-  const toolkits = createToolkitRegistry();
-  registerRealtimeToolkit(toolkits, { realtime: shared.realtime().http });
+  const toolkits = [realtimeToolkit({ realtime: shared.realtime().http })];
   for (const environment of environments) {
     const edge = await startEdge({
       toolkits,

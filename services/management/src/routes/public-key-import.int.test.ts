@@ -3,13 +3,8 @@
 // independently of its source, and that an imported key passes the edge's key check exactly
 // like a minted one.
 import { type Environment, sha256Hex, systemClock } from '@lattice/core';
-import {
-  checkPublicKey,
-  createKeySnapshot,
-  createPostgresPublicKeyRepository,
-  PUBLIC_ROUTES,
-  type PublicRoute,
-} from '@lattice/keys';
+import { PUBLIC_ROUTES, type PublicRoute } from '@lattice/http';
+import { checkPublicKey, createKeySnapshot, createPostgresPublicKeyRepository } from '@lattice/keys';
 import { expect } from 'chai';
 import { startTestManagement, type TestManagement } from '../test-harness.ts';
 import { type KeyChangeListener, listenForKeyChanges } from '../test-key-changes.ts';

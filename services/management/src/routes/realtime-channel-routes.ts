@@ -6,7 +6,7 @@
 // the same services (@lattice/realtime), so they refuse alike.
 import type { Environment } from '@lattice/core';
 import type { RouteContext, RouteDef } from '@lattice/http';
-import type { RealtimeHttp } from '@lattice/realtime';
+import type { PublishMessageBody, RealtimeHttp, TokenRequestBody } from '@lattice/realtime';
 import { principalOf } from './principal.ts';
 
 const common = { area: 'realtime', auth: 'management' } as const;
@@ -14,10 +14,13 @@ const common = { area: 'realtime', auth: 'management' } as const;
 /** decisions.md: server-side publish body cap. */
 export const MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-/** The body without the management API's own `environment` field, and that environment. */
-function splitEnvironment(body: unknown): { environment: Environment; rest: Record<string, unknown> } {
-  const { environment, ...rest } = body as Record<string, unknown> & { environment?: Environment };
-  return { environment: environment ?? 'production', rest };
+/**
+ * The body without the management API's own `environment` field (its schema is the public
+ * route's plus that field, and filled in its default), and that environment.
+ */
+function splitEnvironment<B>(body: unknown): { environment: Environment; rest: B } {
+  const { environment, ...rest } = body as B & { environment?: Environment };
+  return { environment: environment ?? 'production', rest: rest as B };
 }
 
 function queryEnvironment(ctx: RouteContext): Environment {
@@ -44,10 +47,10 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         'its gateway (`gatewayUrl`). Each channel is narrowed by its namespace policy (unregistered ' +
         'namespace: dropped; `presence` needs presence on; `publish` needs client events; `history` ' +
         'needs a history window); 422 `no_capabilities` when nothing remains.',
-      request: { body: 'realtime-token-request' },
+      request: { body: 'realtime-token-request-management' },
       responses: { 200: 'realtime-token', 422: 'error-body' },
       async handler(ctx) {
-        const { environment, rest } = splitEnvironment(ctx.body);
+        const { environment, rest } = splitEnvironment<TokenRequestBody>(ctx.body);
         const answer = await realtime.tokens.issue({
           productId: principalOf(ctx).productId,
           environment,
@@ -70,7 +73,7 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         'minutes: a repeat answers the first `{id, channel}`. Per-product quota per 10 s window ' +
         '(shared with the public edge): beyond the hard limit 429 with `Retry-After`. Optional ' +
         '`environment`, default production.',
-      request: { body: 'realtime-message-publish' },
+      request: { body: 'realtime-message-publish-management' },
       bodyLimitBytes: MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES,
       responses: {
         202: 'realtime-message-accepted',
@@ -81,7 +84,7 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
       },
       async handler(ctx) {
         const principal = principalOf(ctx);
-        const { environment, rest } = splitEnvironment(ctx.body);
+        const { environment, rest } = splitEnvironment<PublishMessageBody>(ctx.body);
         const answer = await realtime.messages.publish({
           productId: principal.productId,
           environment,
@@ -107,7 +110,7 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         '`epoch` together): a cursor read answers the entries after `offset`, with `recovered: ' +
         'false` when the epoch changed or entries aged out (resync). Entries oldest first, at most ' +
         '1000. A namespace with history off answers an empty result. Optional `environment`.',
-      request: { params: 'realtime-channel-params', query: 'realtime-history-query' },
+      request: { params: 'realtime-channel-params', query: 'realtime-history-query-management' },
       responses: { 200: 'realtime-history', 404: 'error-body', 503: 'error-body' },
       async handler(ctx) {
         const { environment, ...query } = ctx.query;

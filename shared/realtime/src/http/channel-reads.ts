@@ -6,6 +6,7 @@
 // namespace with history off answers an empty result; a failing database answers 503.
 import type { Clock, Environment, FieldError, Logger } from '@lattice/core';
 import { ApiError, systemClock } from '@lattice/core';
+import { HTTP_ERRORS } from '@lattice/http';
 import type {
   HistoryAnswer,
   HistoryCursor,
@@ -117,9 +118,9 @@ export function parseHistoryQuery(
 /** The channel path parameter, or 400 naming `params.channel`. */
 export function validChannel(channel: unknown): string {
   if (typeof channel !== 'string')
-    throw REALTIME_ERRORS.validation([{ path: 'params.channel', message: 'is required' }]);
+    throw HTTP_ERRORS.validation([{ path: 'params.channel', message: 'is required' }]);
   const problem = channelNameProblem(channel);
-  if (problem) throw REALTIME_ERRORS.validation([{ path: 'params.channel', message: problem }]);
+  if (problem) throw HTTP_ERRORS.validation([{ path: 'params.channel', message: problem }]);
   return channel;
 }
 
@@ -171,7 +172,7 @@ export function createChannelReads(deps: ChannelReadsDeps): ChannelReads {
         ...(channelProblem ? [{ path: 'params.channel', message: channelProblem }] : []),
         ...('fields' in query ? query.fields : []),
       ];
-      if (fields.length > 0) throw REALTIME_ERRORS.validation(fields);
+      if (fields.length > 0) throw HTTP_ERRORS.validation(fields);
       const channel = input.channel as string;
       const result = await guarded('history', () =>
         deps.history.read({

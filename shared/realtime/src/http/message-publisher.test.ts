@@ -1,31 +1,8 @@
 import { expect } from 'chai';
 import { idempotencyKeyProblem } from './idempotency.ts';
-import { parsePublishBody } from './message-publisher.ts';
 import { DEFAULT_PUBLISH_QUOTA, publishQuotaOf, softLimitPerWindow } from './publish-quota.ts';
 
-describe('publish body and headers', () => {
-  it('accepts {channel, data, name?} and serializes data', () => {
-    expect(parsePublishBody({ channel: 'chat:a', data: { x: [1, 'é'] } })).to.deep.equal({
-      request: { channel: 'chat:a', dataJson: '{"x":[1,"é"]}', name: null },
-    });
-    expect(parsePublishBody({ channel: 'chat:a', data: null, name: 'n' })).to.deep.equal({
-      request: { channel: 'chat:a', dataJson: 'null', name: 'n' },
-    });
-  });
-
-  it('names every failing field', () => {
-    const r = parsePublishBody({ channel: 'nochannel', name: '', extra: 1 });
-    expect('fields' in r && r.fields.map((f) => f.path)).to.deep.equal([
-      'body.extra',
-      'body.channel',
-      'body.data',
-      'body.name',
-    ]);
-    expect(parsePublishBody([])).to.deep.equal({
-      fields: [{ path: 'body', message: 'must be a JSON object' }],
-    });
-  });
-
+describe('publish headers', () => {
   it('bounds Idempotency-Key values', () => {
     expect(idempotencyKeyProblem('a')).to.equal(null);
     expect(idempotencyKeyProblem('k'.repeat(255))).to.equal(null);

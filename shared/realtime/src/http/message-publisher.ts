@@ -1,27 +1,22 @@
 // Server-side publishing for both HTTP surfaces (decisions.md "Public edge routes": body
 // {channel, data, name?}, optional Idempotency-Key, 202 {id, channel} once durably in Kafka).
-// In this order, so that refusals cost nothing they should not:
-//   1 validate the body and the Idempotency-Key (400 with fields)
+// The body arrives validated against the route's schema (schemas/http realtime-message-publish,
+// by the same compiled validator on both surfaces). In this order, so that refusals cost
+// nothing they should not:
+//   1 the Idempotency-Key header (400 naming it)
 //   2 the namespace is registered (404)
 //   3 serialized `data` over 262 144 bytes needs payload storage for the product (503, for good)
 //   4 Idempotency-Key: a duplicate answers the first publish's {id, channel} and counts nothing
 //   5 the product's publish quota (429 with Retry-After and RateLimit headers)
 //   6 data over the inline cap is stored, and the command carries its `ref`
 //   7 the Publish command is produced (acks=all); failure or timeout → 503
-import {
-  ApiError,
-  type Clock,
-  type Environment,
-  type FieldError,
-  type Logger,
-  newId,
-  systemClock,
-} from '@lattice/core';
+import { ApiError, type Clock, type Environment, type Logger, newId, systemClock } from '@lattice/core';
+import { HTTP_ERRORS } from '@lattice/http';
 import { rateLimitHeaders } from '@lattice/redis';
 import { publishCommandRecord } from '../channel/channel-command.ts';
 import type { ChannelId } from '../channel/channel-id.ts';
 import type { NamespacePolicyLookup } from '../channel/policy-cache.ts';
-import { channelNameProblem, namespaceOf } from '../names.ts';
+import { namespaceOf } from '../names.ts';
 import {
   INLINE_PAYLOAD_MAX_BYTES,
   type PayloadRef,
@@ -32,7 +27,6 @@ import { type IdempotencyStore, idempotencyKeyProblem } from './idempotency.ts';
 import type { PublishQuotaLimiter } from './publish-quota.ts';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
-export const MESSAGE_NAME_MAX = 128;
 /** Content type given to stored payloads: they are the JSON text of `data`. */
 export const STORED_PAYLOAD_CONTENT_TYPE = 'application/json';
 
@@ -54,57 +48,33 @@ export interface PublishAnswer {
 
 export interface MessagePublisher {
   /**
-   * `body` as sent (without the management API's `environment`); `idempotencyKey` is the
-   * header's value when present. Throws ApiError for every refusal.
+   * `body` as its schema validated it (without the management API's `environment`);
+   * `idempotencyKey` is the header's value when present. Throws ApiError for every refusal.
    */
   publish(input: {
     productId: string;
     environment: Environment;
-    body: unknown;
+    body: PublishMessageBody;
     idempotencyKey?: string | undefined;
     /** Who published (a key id, a member id), kept on the command for audits. */
     publisher?: string | null;
   }): Promise<PublishAnswer>;
 }
 
-/** Validation of the publish body: the fields it names, or the request. */
-export function parsePublishBody(body: unknown): { request: PublishRequest } | { fields: FieldError[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { fields: [{ path: 'body', message: 'must be a JSON object' }] };
-  }
-  const b = body as Record<string, unknown>;
-  const fields: FieldError[] = [];
-  for (const key of Object.keys(b)) {
-    if (!['channel', 'data', 'name'].includes(key))
-      fields.push({ path: `body.${key}`, message: 'is not allowed' });
-  }
-  if (typeof b.channel !== 'string')
-    fields.push({ path: 'body.channel', message: 'is required and must be a string' });
-  else {
-    const problem = channelNameProblem(b.channel);
-    if (problem) fields.push({ path: 'body.channel', message: problem });
-  }
-  if (!('data' in b)) fields.push({ path: 'body.data', message: 'is required' });
-  let name: string | null = null;
-  if (b.name !== undefined && b.name !== null) {
-    if (typeof b.name !== 'string' || b.name.length < 1 || b.name.length > MESSAGE_NAME_MAX)
-      fields.push({ path: 'body.name', message: `must be a string of 1 to ${MESSAGE_NAME_MAX} characters` });
-    else name = b.name;
-  }
-  if (fields.length > 0) return { fields };
-  return { request: { channel: b.channel as string, dataJson: JSON.stringify(b.data), name } };
+/** The publish body as its schema admits it. */
+export interface PublishMessageBody {
+  channel: string;
+  data: unknown;
+  name?: string;
 }
 
-/** The publish request, or the 400 naming every failing field (body and Idempotency-Key). */
-export function validPublish(body: unknown, idempotencyKey: string | undefined): PublishRequest {
-  const parsed = parsePublishBody(body);
-  const fields = 'fields' in parsed ? [...parsed.fields] : [];
+/** The publish request, or the 400 naming the Idempotency-Key header. */
+export function validPublish(body: PublishMessageBody, idempotencyKey: string | undefined): PublishRequest {
   if (idempotencyKey !== undefined) {
     const problem = idempotencyKeyProblem(idempotencyKey);
-    if (problem) fields.push({ path: 'headers.idempotency-key', message: problem });
+    if (problem) throw HTTP_ERRORS.validation([{ path: 'headers.idempotency-key', message: problem }]);
   }
-  if ('fields' in parsed || fields.length > 0) throw REALTIME_ERRORS.validation(fields);
-  return parsed.request;
+  return { channel: body.channel, dataJson: JSON.stringify(body.data), name: body.name ?? null };
 }
 
 export interface MessagePublisherDeps {

@@ -1,11 +1,10 @@
-// The refusals of the realtime HTTP surfaces (public edge toolkit and management API), in one
-// place so both answer a given request alike. Statuses follow the spec's "Realtime HTTP
+// The refusals of the realtime HTTP surfaces (public edge toolkit and management API) that are
+// the toolkit's own, in one place so both answer a given request alike; the generic ones
+// (validation, bodies) are @lattice/http's HTTP_ERRORS. Statuses follow the spec's "Realtime HTTP
 // statuses"; codes and steps are ours (docs/realtime-http.md).
-import { ApiError, type FieldError } from '@lattice/core';
+import { ApiError } from '@lattice/core';
 
 export const REALTIME_STEP = {
-  bodyParsing: 'body_parsing',
-  validation: 'validation',
   namespacePolicy: 'namespace_policy',
   idempotency: 'idempotency',
   publishQuota: 'publish_quota',
@@ -16,26 +15,6 @@ export const REALTIME_STEP = {
 } as const;
 
 export const REALTIME_ERRORS = {
-  validation: (fields: FieldError[]) =>
-    new ApiError(400, 'validation_error', REALTIME_STEP.validation, 'Request validation failed', { fields }),
-  invalidJson: () =>
-    new ApiError(400, 'invalid_json', REALTIME_STEP.bodyParsing, 'Request body is not valid JSON'),
-  unexpectedBody: () =>
-    new ApiError(400, 'unexpected_body', REALTIME_STEP.bodyParsing, 'This operation takes no request body'),
-  unsupportedMediaType: () =>
-    new ApiError(
-      415,
-      'unsupported_media_type',
-      REALTIME_STEP.bodyParsing,
-      'Request body must be application/json',
-    ),
-  bodyTooLarge: (limitBytes: number) =>
-    new ApiError(
-      413,
-      'payload_too_large',
-      REALTIME_STEP.bodyParsing,
-      `Request body exceeds ${limitBytes} bytes`,
-    ),
   namespaceNotFound: (namespace: string) =>
     new ApiError(
       404,

@@ -1,5 +1,5 @@
 // Delegated token issuing for both HTTP surfaces (spec "Delegated token", "Authentication →
-// Delegated tokens"): validate the request (400 with fields), narrow every channel by its
+// Delegated tokens"): the request arrives validated by its schema; narrow every channel by its
 // namespace policy (only removes), 422 when nothing is left, sign with the environment's active
 // key, answer {token, gatewayUrl, expiresAt}. Policies are read fresh, so a namespace registered
 // a moment ago is honoured at once.
@@ -9,7 +9,7 @@ import { namespaceOf } from '../names.ts';
 import type { NamespaceRepository } from '../namespace-repository.ts';
 import { signRealtimeToken } from '../realtime-token.ts';
 import type { SigningKeyStore } from '../signing-key-store.ts';
-import { narrowGrants, parseTokenRequest } from '../token-request.ts';
+import { narrowGrants, type TokenRequestBody, tokenRequestOf } from '../token-request.ts';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
 export interface IssuedToken {
@@ -20,8 +20,8 @@ export interface IssuedToken {
 }
 
 export interface TokenIssuer {
-  /** `body` is the request body as sent (without the management API's `environment`). */
-  issue(input: { productId: string; environment: Environment; body: unknown }): Promise<IssuedToken>;
+  /** `body` as its schema validated it (without the management API's `environment`). */
+  issue(input: { productId: string; environment: Environment; body: TokenRequestBody }): Promise<IssuedToken>;
 }
 
 export interface TokenIssuerDeps {
@@ -36,9 +36,7 @@ export function createTokenIssuer(deps: TokenIssuerDeps): TokenIssuer {
   const clock = deps.clock ?? systemClock;
   return {
     async issue({ productId, environment, body }) {
-      const parsed = parseTokenRequest(body);
-      if ('fields' in parsed) throw REALTIME_ERRORS.validation(parsed.fields);
-      const { request } = parsed;
+      const request = tokenRequestOf(body);
       const policies = await deps.namespaces.policies(
         productId,
         request.channels.map((c) => namespaceOf(c.name)),

@@ -1,19 +1,19 @@
-// The realtime toolkit's public routes (decisions.md "Public edge routes"), registered with the
-// edge's toolkit registry. The edge has already applied the per-IP limit, matched the route,
-// checked the public key and stripped it; the product comes from the path and the environment
-// is the edge's own. Every route runs the same services as the management API
-// (@lattice/realtime createRealtimeHttp), so both surfaces answer alike.
+// The realtime toolkit's public handlers (decisions.md "Public edge routes"), bound to the routes
+// of PUBLIC_ROUTES by operationId. By the time one runs, the edge has applied the per-IP limit,
+// matched the route, checked the public key and stripped it, read the body within the route's
+// cap and validated params, query and body against the route's schemas (the management API's
+// compiled validators); the product comes from the path and the environment is the edge's own.
+// Every handler runs the same services as the management API (@lattice/realtime
+// createRealtimeHttp), so both surfaces answer alike.
 //   POST /tokens/issue                        200 {token, gatewayUrl, expiresAt}
 //   POST /messages                            202 {id, channel}; per-product publish quota
 //   GET  /channels/{channel}/history          200 {data, epoch, top_offset, recovered}
 //   GET  /channels/{channel}/presence         200 {data}
 //   GET  /channels/{channel}/presence/stats   200 {members, connections}
 import { ApiError } from '@lattice/core';
-import { REALTIME_ERRORS, type RealtimeHttp } from '@lattice/realtime';
+import type { PublicHandlers } from '@lattice/http';
+import type { PublishMessageBody, RealtimeHttp, TokenRequestBody } from '@lattice/realtime';
 import type { Request, Response } from 'express';
-import type { ToolkitHandler, ToolkitRegistry } from '../../toolkit-registry.ts';
-import { OTHER_ROUTES_BODY_LIMIT_BYTES, PUBLISH_BODY_LIMIT_BYTES } from './limits.ts';
-import { readJsonBody, refuseBody } from './request-body.ts';
 
 export interface RealtimeToolkitDeps {
   /** The shared realtime services (startRealtimeHttpRuntime(...).http). */
@@ -37,87 +37,63 @@ function withEdgeRateLimits(res: Response, headers: Record<string, string>): Rec
   return merged;
 }
 
-/** Query parameters as sent: a repeated one becomes an array (refused by validation). */
-function queryOf(req: Request): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  const search = new URL(req.originalUrl, 'http://edge.invalid').searchParams;
-  for (const [key, value] of search) {
-    const prior = out[key];
-    out[key] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
-  }
-  return out;
-}
-
 function headerOf(req: Request, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-export function registerRealtimeToolkit(registry: ToolkitRegistry, deps: RealtimeToolkitDeps): void {
+export function realtimeToolkit(deps: RealtimeToolkitDeps): PublicHandlers {
   const { realtime } = deps;
-
-  const issueToken: ToolkitHandler = async ({ environment, productId, req, res }) => {
-    const body = await readJsonBody(req, res, OTHER_ROUTES_BODY_LIMIT_BYTES);
-    const answer = await realtime.tokens.issue({ productId, environment, body });
-    res.status(200).set('Cache-Control', 'no-store').json(answer);
-  };
-
-  const publish: ToolkitHandler = async ({ environment, productId, keyId, req, res }) => {
-    const body = await readJsonBody(req, res, PUBLISH_BODY_LIMIT_BYTES);
-    try {
-      const answer = await realtime.messages.publish({
+  return {
+    async public_realtime_token_issue({ environment, productId, body }) {
+      const answer = await realtime.tokens.issue({
         productId,
         environment,
-        body,
-        idempotencyKey: headerOf(req, 'idempotency-key'),
-        publisher: keyId,
+        body: body as TokenRequestBody,
       });
-      res.status(answer.status).set(withEdgeRateLimits(res, answer.headers));
-      if (answer.replayed) res.set('Idempotent-Replayed', 'true');
-      res.json(answer.body);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 429) {
-        throw new ApiError(err.status, err.code, err.step, err.message, {
-          headers: withEdgeRateLimits(res, err.headers),
+      return { status: 200, body: answer, headers: { 'Cache-Control': 'no-store' } };
+    },
+
+    async public_realtime_message_publish({ environment, productId, keyId, body, req, res }) {
+      try {
+        const answer = await realtime.messages.publish({
+          productId,
+          environment,
+          body: body as PublishMessageBody,
+          idempotencyKey: headerOf(req, 'idempotency-key'),
+          publisher: keyId,
         });
+        return {
+          status: answer.status,
+          body: answer.body,
+          headers: {
+            ...withEdgeRateLimits(res, answer.headers),
+            ...(answer.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+          },
+        };
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) {
+          throw new ApiError(err.status, err.code, err.step, err.message, {
+            headers: withEdgeRateLimits(res, err.headers),
+          });
+        }
+        throw err;
       }
-      throw err;
-    }
-  };
+    },
 
-  const history: ToolkitHandler = async ({ environment, productId, params, req, res }) => {
-    await refuseBody(req, res, OTHER_ROUTES_BODY_LIMIT_BYTES);
-    const answer = await realtime.reads.history({
-      productId,
-      environment,
-      channel: params.channel,
-      query: queryOf(req),
-    });
-    res.status(200).json(answer);
-  };
+    async public_realtime_history_get({ environment, productId, params, query }) {
+      const answer = await realtime.reads.history({ productId, environment, channel: params.channel, query });
+      return { status: 200, body: answer };
+    },
 
-  const noQuery = (req: Request) => {
-    const fields = Object.keys(queryOf(req)).map((k) => ({ path: `query.${k}`, message: 'is not allowed' }));
-    if (fields.length > 0) throw REALTIME_ERRORS.validation(fields);
-  };
+    async public_realtime_presence_get({ environment, productId, params }) {
+      const answer = await realtime.reads.presence({ productId, environment, channel: params.channel });
+      return { status: 200, body: answer };
+    },
 
-  const presence: ToolkitHandler = async ({ environment, productId, params, req, res }) => {
-    await refuseBody(req, res, OTHER_ROUTES_BODY_LIMIT_BYTES);
-    noQuery(req);
-    res.status(200).json(await realtime.reads.presence({ productId, environment, channel: params.channel }));
+    async public_realtime_presence_stats_get({ environment, productId, params }) {
+      const answer = await realtime.reads.presenceStats({ productId, environment, channel: params.channel });
+      return { status: 200, body: answer };
+    },
   };
-
-  const presenceStats: ToolkitHandler = async ({ environment, productId, params, req, res }) => {
-    await refuseBody(req, res, OTHER_ROUTES_BODY_LIMIT_BYTES);
-    noQuery(req);
-    res
-      .status(200)
-      .json(await realtime.reads.presenceStats({ productId, environment, channel: params.channel }));
-  };
-
-  registry.register('realtime', 'POST', '/tokens/issue', issueToken);
-  registry.register('realtime', 'POST', '/messages', publish);
-  registry.register('realtime', 'GET', '/channels/{channel}/history', history);
-  registry.register('realtime', 'GET', '/channels/{channel}/presence', presence);
-  registry.register('realtime', 'GET', '/channels/{channel}/presence/stats', presenceStats);
 }

@@ -1,0 +1,196 @@
+// Every route of the public edge, under `{public_url}/{product_id}/{toolkit}`, declared once:
+// the coordinates key scopes name (toolkit, method, path template), whether a key is read, the
+// body cap, and the JSON Schemas of schemas/http that validate each part of the request. The
+// edge compiles its matcher from this table and validates with the same compiled schemas as
+// the management API (request-validators.ts), so one body gets one answer on both surfaces.
+// Handlers are not here: a toolkit binds them by operationId (public-handlers.ts); a route no
+// toolkit serves yet answers 501 after its checks.
+import type { ResponseDef } from './route-def.ts';
+
+export const TOOLKITS = ['mail', 'realtime'] as const;
+export type Toolkit = (typeof TOOLKITS)[number];
+
+export type PublicMethod = 'GET' | 'POST';
+
+export interface PublicRoute {
+  /** Unique name of the public operation (logs, handler binding); not an agent tool. */
+  operationId: string;
+  toolkit: Toolkit;
+  method: PublicMethod;
+  /** Template relative to the toolkit, `{name}` for a path segment: `/emails/{id}`. */
+  path: string;
+  /** false: no key is read or checked (tracking and unsubscribe links carry a signed token). */
+  keyed: boolean;
+  /** Request body cap: exactly this many bytes pass, one more is 413. On body-less routes too. */
+  bodyLimitBytes: number;
+  /** `$id`s of the schemas of each request part; a part without one accepts nothing. */
+  request?: { params?: string; query?: string; body?: string };
+  /** Status → response schema `$id` (shorthand) or a fuller description. */
+  responses?: Record<number, string | ResponseDef>;
+}
+
+/** Spec "Limits → Sizes": POST /messages. */
+export const PUBLISH_BODY_LIMIT_BYTES = 262_144;
+/** Spec "Limits → Sizes": every other realtime route. */
+export const REALTIME_BODY_LIMIT_BYTES = 65_536;
+/** decisions.md "Mail (interfaces)": the send body cap. */
+export const MAIL_SEND_BODY_LIMIT_BYTES = 1_048_576;
+/** Routes whose cap neither names: the platform's general 64 KiB. */
+const GENERAL_BODY_LIMIT_BYTES = 65_536;
+
+const channelRead = { params: 'realtime-channel-params' } as const;
+const link = { params: 'mail-link-params' } as const;
+
+export const PUBLIC_ROUTES: readonly PublicRoute[] = [
+  {
+    operationId: 'public_mail_email_send',
+    toolkit: 'mail',
+    method: 'POST',
+    path: '/emails',
+    keyed: true,
+    bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES,
+  },
+  {
+    operationId: 'public_mail_email_get',
+    toolkit: 'mail',
+    method: 'GET',
+    path: '/emails/{id}',
+    keyed: true,
+    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
+    request: { params: 'mail-email-params' },
+  },
+  {
+    operationId: 'public_mail_open_track',
+    toolkit: 'mail',
+    method: 'GET',
+    path: '/t/open/{token}',
+    keyed: false,
+    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
+    request: link,
+  },
+  {
+    operationId: 'public_mail_click_track',
+    toolkit: 'mail',
+    method: 'GET',
+    path: '/t/click/{token}',
+    keyed: false,
+    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
+    request: link,
+  },
+  {
+    operationId: 'public_mail_unsubscribe_page',
+    toolkit: 'mail',
+    method: 'GET',
+    path: '/unsubscribe/{token}',
+    keyed: false,
+    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
+    request: link,
+  },
+  {
+    operationId: 'public_mail_unsubscribe',
+    toolkit: 'mail',
+    method: 'POST',
+    path: '/unsubscribe/{token}',
+    keyed: false,
+    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
+    request: link,
+  },
+  {
+    operationId: 'public_realtime_token_issue',
+    toolkit: 'realtime',
+    method: 'POST',
+    path: '/tokens/issue',
+    keyed: true,
+    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
+    request: { body: 'realtime-token-request' },
+    responses: { 200: 'realtime-token' },
+  },
+  {
+    operationId: 'public_realtime_message_publish',
+    toolkit: 'realtime',
+    method: 'POST',
+    path: '/messages',
+    keyed: true,
+    bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
+    request: { body: 'realtime-message-publish' },
+    responses: { 202: 'realtime-message-accepted' },
+  },
+  {
+    operationId: 'public_realtime_history_get',
+    toolkit: 'realtime',
+    method: 'GET',
+    path: '/channels/{channel}/history',
+    keyed: true,
+    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
+    request: { ...channelRead, query: 'realtime-history-query' },
+    responses: { 200: 'realtime-history' },
+  },
+  {
+    operationId: 'public_realtime_presence_get',
+    toolkit: 'realtime',
+    method: 'GET',
+    path: '/channels/{channel}/presence',
+    keyed: true,
+    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
+    request: channelRead,
+    responses: { 200: 'realtime-presence' },
+  },
+  {
+    operationId: 'public_realtime_presence_stats_get',
+    toolkit: 'realtime',
+    method: 'GET',
+    path: '/channels/{channel}/presence/stats',
+    keyed: true,
+    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
+    request: channelRead,
+    responses: { 200: 'realtime-presence-stats' },
+  },
+];
+
+export function isToolkit(value: unknown): value is Toolkit {
+  return typeof value === 'string' && (TOOLKITS as readonly string[]).includes(value);
+}
+
+export function findKeyedRoute(toolkit: string, method: string, path: string): PublicRoute | undefined {
+  return PUBLIC_ROUTES.find(
+    (r) => r.keyed && r.toolkit === toolkit && r.method === method && r.path === path,
+  );
+}
+
+export interface RouteMatch {
+  route: PublicRoute;
+  params: Record<string, string>;
+}
+
+/**
+ * Matches a request path below the toolkit (`/emails/123`) to a route; undefined when none. The
+ * reference the edge's compiled matcher is held to (services/edge route-matcher.test.ts).
+ */
+export function matchPublicRoute(toolkit: string, method: string, subPath: string): RouteMatch | undefined {
+  const segments = subPath.split('/');
+  for (const route of PUBLIC_ROUTES) {
+    if (route.toolkit !== toolkit || route.method !== method) continue;
+    const template = route.path.split('/');
+    if (template.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < template.length && ok; i++) {
+      const t = template[i]!;
+      const s = segments[i]!;
+      if (t.startsWith('{') && t.endsWith('}')) {
+        if (s === '') ok = false;
+        else params[t.slice(1, -1)] = s;
+      } else if (t !== s) ok = false;
+    }
+    if (ok) return { route, params };
+  }
+  return undefined;
+}
+
+/** Methods any route answers at this path (for 405 Allow); empty when the path is unknown. */
+export function allowedMethods(toolkit: string, subPath: string): PublicMethod[] {
+  const methods = new Set<PublicMethod>();
+  for (const method of ['GET', 'POST'] as const)
+    if (matchPublicRoute(toolkit, method, subPath)) methods.add(method);
+  return [...methods];
+}
