@@ -44,6 +44,22 @@ export {
   reconnectRuleOf,
   UNSUBSCRIBED_REASONS,
 } from './codes.ts';
+export type {
+  FanOutChannelId,
+  FanOutEntry,
+  FanOutMessage,
+  FanOutPayload,
+  PresenceErrorCode,
+  PresenceResult,
+} from './fanout.ts';
+export {
+  decodeFanOutMessage,
+  decodePresenceResult,
+  encodeFanOutMessage,
+  encodePresenceResult,
+  fanOutChannel,
+  presenceResultChannel,
+} from './fanout.ts';
 export type { JsonValue } from './json.ts';
 export { jsonText, utf8ByteLength } from './json.ts';
 export {
