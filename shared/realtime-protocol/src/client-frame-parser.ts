@@ -80,7 +80,7 @@ export function parseClientFrame(text: string): ClientFrameParse {
   return validateClientFrame(value);
 }
 
-/** Validates a frame already decoded from JSON (or built in memory). Never throws. */
+/** Validates a frame already decoded from JSON (or built in memory). Never throws on JSON values. */
 export function validateClientFrame(value: unknown): ClientFrameParse {
   if (!isPlainObject(value)) {
     return { ok: false, reply: errorReply('invalid', 'a frame must be a JSON object') };

@@ -6,6 +6,7 @@ import {
   encodePresenceResult,
   type FanOutMessage,
   fanOutChannel,
+  PRESENCE_ERROR_REPLY_CODES,
   type PresenceResult,
   presenceResultChannel,
 } from './fanout.ts';
@@ -184,6 +185,14 @@ describe('fan-out encoding', () => {
       golden[3]![1].replace('"connections":0', '"connections":-1'),
     ];
     for (const text of bad) expect(decodeFanOutMessage(text), text).to.equal(null);
+  });
+
+  it('maps refused presence commands to WebSocket error codes (a full roster is rate_limited)', () => {
+    expect(PRESENCE_ERROR_REPLY_CODES).to.deep.equal({
+      full: 'rate_limited',
+      invalid: 'invalid',
+      forbidden: 'forbidden',
+    });
   });
 
   it('refuses texts that are not presence results', () => {

@@ -3,7 +3,7 @@
 // each presence command goes to the result channel of the connection that sent it. The texts are
 // JSON; the encoders below fix them byte for byte (inline data is spliced in as the publisher's
 // JSON text, never re-serialized), and the decoders read them back for the gateway.
-import { PRESENCE_ACTIONS, type PresenceAction } from './codes.ts';
+import { type ErrorCode, PRESENCE_ACTIONS, type PresenceAction } from './codes.ts';
 import { isPlainObject, jsonText } from './json.ts';
 import type { PayloadRef } from './server-frames.ts';
 
@@ -36,8 +36,18 @@ export type FanOutMessage =
       reason?: string;
     };
 
-/** `full` → 429; `invalid` and `forbidden` → the WebSocket error codes of the same names. */
+/** Why the channel actor refused a presence command (see PRESENCE_ERROR_REPLY_CODES). */
 export type PresenceErrorCode = 'full' | 'invalid' | 'forbidden';
+
+/**
+ * The WebSocket error code a refused presence command answers with: a full roster is
+ * `rate_limited` (429 over HTTP); `invalid` and `forbidden` keep their names.
+ */
+export const PRESENCE_ERROR_REPLY_CODES = {
+  full: 'rate_limited',
+  invalid: 'invalid',
+  forbidden: 'forbidden',
+} as const satisfies Record<PresenceErrorCode, ErrorCode>;
 
 export interface PresenceResult {
   commandId: string;
@@ -108,7 +118,7 @@ export function encodePresenceResult(r: PresenceResult): string {
 
 const PRESENCE_ACTION_SET: ReadonlySet<unknown> = new Set(PRESENCE_ACTIONS);
 const RESULT_ACTION_SET: ReadonlySet<unknown> = new Set(['enter', 'update', 'leave']);
-const RESULT_CODE_SET: ReadonlySet<unknown> = new Set(['full', 'invalid', 'forbidden']);
+const RESULT_CODE_SET: ReadonlySet<unknown> = new Set(Object.keys(PRESENCE_ERROR_REPLY_CODES));
 
 function parsed(text: string): Record<string, unknown> | null {
   try {

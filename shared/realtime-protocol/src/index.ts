@@ -58,6 +58,7 @@ export {
   encodeFanOutMessage,
   encodePresenceResult,
   fanOutChannel,
+  PRESENCE_ERROR_REPLY_CODES,
   presenceResultChannel,
 } from './fanout.ts';
 export type { JsonValue } from './json.ts';
