@@ -92,8 +92,9 @@ function runnerOf(route: PublicRoute, handler: PublicHandler, schemas: SchemaReg
 
   function answer(input: PublicRouteInput, body: unknown): void | Promise<void> {
     const { req, res } = input;
-    // req.query is parsed on every read (express 5): read once, then validated in place.
-    const parts = { params: input.params as Record<string, unknown>, query: req.query, body };
+    // req.query is parsed on every read (express 5): read once, and only when there is one.
+    const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : {};
+    const parts = { params: input.params as Record<string, unknown>, query, body };
     checkRequest(validators, parts);
     const ctx: PublicRouteContext = {
       environment: input.environment,
