@@ -21,12 +21,11 @@ import {
   channelCommandKey,
   createChannelActorKind,
   createPostgresNamespaceRepository,
-  fanOutChannel,
   type NamespacePolicy,
   type NamespaceRepository,
   publishCommandRecord,
 } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
+import { closeRedis, createRedis, fanOutChannel, presenceResultPattern } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Admin, Kafka } from 'kafkajs';
@@ -205,7 +204,7 @@ export async function subscribe(f: RealtimeFixture, ids: ChannelId[]): Promise<S
   sub.on('message', push);
   sub.on('pmessage', (_pattern: string, channel: string, text: string) => push(channel, text));
   if (ids.length > 0) await sub.subscribe(...ids.map((id) => fanOutChannel(f.redisKeyPrefix, id)));
-  await sub.psubscribe(`${f.redisKeyPrefix}rt-result:*`);
+  await sub.psubscribe(presenceResultPattern(f.redisKeyPrefix));
   return {
     messages,
     on: (id) => messages.get(fanOutChannel(f.redisKeyPrefix, id)) ?? [],

@@ -43,16 +43,6 @@ export interface FanOut {
   ): Promise<void>;
 }
 
-/** Pub/sub channel of one realtime channel: `<prefix>rt:<product_id>:<environment>:<channel>`. */
-export function fanOutChannel(prefix: string, id: ChannelId): string {
-  return `${prefix}rt:${id.productId}:${id.environment}:${id.channel}`;
-}
-
-/** Pub/sub channel of one connection's presence results: `<prefix>rt-result:<connection_id>`. */
-export function presenceResultChannel(prefix: string, connectionId: string): string {
-  return `${prefix}rt-result:${connectionId}`;
-}
-
 /**
  * The JSON text subscribers receive. A publication is the history entry plus `type` and
  * `channel`; inline data is spliced in as the publisher's JSON text, never re-serialized.
