@@ -4,6 +4,7 @@
 // `recovered: false` after the entries aged out of the window, after a purge, or after an
 // epoch change; the purge deletes in bounded batches and keeps what the archive covers.
 import { createLogger } from '@lattice/core';
+import { captureLogs } from '@lattice/core/testing';
 import {
   createHistoryPurge,
   createHistoryReader,
@@ -230,12 +231,7 @@ describe('channel fan-out and history (real Kafka, PostgreSQL, Redis)', function
       async () => (await topOffset(f, gone)) === 10 && (await topOffset(f, kept)) === 4,
       30_000,
     );
-    const lines: Array<{ msg: string; deleted?: number; batch?: number; namespace?: string }> = [];
-    const logger = createLogger({
-      name: 'purge',
-      level: 'info',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    });
+    const { logger, lines } = captureLogs({ name: 'purge', level: 'info' });
     const later = Date.now() + 61_000;
     const run = await createHistoryPurge({
       db: f.db,

@@ -3,6 +3,7 @@
 // through bootstrap and the public key repository. Each test gets its own Redis key prefix and
 // its own products, so tests never share a rate-limit count or a key.
 import { type ConfigOverrides, createLogger, type Environment, type Logger, sleep } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import {
   createToolkitRegistry,
   type RunningEdge,
@@ -23,7 +24,6 @@ import { closeRedis, createRedis } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { testConfig, uniqueName } from '../../support/env.ts';
 
 export interface Answer {
   status: number;
@@ -224,11 +224,6 @@ export async function waitFor<T>(
     if (done(value) || Date.now() > deadline) return value;
     await sleep(20);
   }
-}
-
-/** A fresh Redis key prefix, for tests that give several edges the same one. */
-export function uniquePrefix(): string {
-  return `${uniqueName('edge-test')}:`;
 }
 
 export function errorOf(answer: Answer): { code?: string; message?: string; step?: string } {

@@ -2,6 +2,7 @@
 // topic (12 partitions) and dead-letter topic, a unique Redis key prefix, a producer, and helpers
 // to publish, to subscribe to fan-out and to wait for the channel actors' work in PostgreSQL.
 import { createLogger, type Logger, newId, sleep } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import {
   type Codec,
   createActorHost,
@@ -30,7 +31,6 @@ import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/sto
 import type { Redis } from 'ioredis';
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { testConfig, uniqueName } from '../../support/env.ts';
 
 export const PARTITIONS = 12;
 export const config = testConfig();

@@ -11,8 +11,8 @@ import {
   type PublicRoute,
 } from '@lattice/keys';
 import { expect } from 'chai';
-import { startTestManagement, type TestManagement } from '../test-harness.ts';
-import { type KeyChangeListener, listenForKeyChanges } from '../test-key-changes.ts';
+import { type KeyChangeListener, listenForKeyChanges } from '../testing/key-change-listener.ts';
+import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
 import type { mailKeyView, publicKeyView, realtimeKeyView } from './key-views.ts';
 
 type PublicKeyJson = ReturnType<typeof publicKeyView>;
