@@ -21,6 +21,7 @@ import {
   type PublicKeyScope,
 } from '@lattice/keys';
 import { closeRedis, createRedis } from '@lattice/redis';
+import { deleteKeys } from '@lattice/redis/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -165,12 +166,7 @@ export async function edgeSuite(): Promise<EdgeSuite> {
     closeEdges,
     async close() {
       await closeEdges();
-      for (const prefix of prefixes) {
-        const found: string[] = [];
-        for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 500 }))
-          found.push(...(batch as string[]));
-        if (found.length > 0) await redis.del(...found);
-      }
+      for (const prefix of prefixes) await deleteKeys(redis, prefix);
       if (products.length > 0) await db('products').whereIn('id', products).delete();
       await closeRedis(redis);
       await db.destroy();
