@@ -3,6 +3,7 @@
 // another joins, and poison or flaky records handled without blocking or dropping anything.
 
 import { createLogger, sleep } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import {
   createActorHost,
   createCodec,
@@ -18,7 +19,6 @@ import { expect } from 'chai';
 import type { Admin, Kafka } from 'kafkajs';
 import knex, { type Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { testConfig, uniqueName } from '../support/env.ts';
 import { coversAll, type HostProcess, spawnHost, stopAll, waitUntil } from './actor-host/host-processes.ts';
 import {
   createLedgerKind,

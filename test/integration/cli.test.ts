@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, sha256Hex } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
-import { testConfig, uniqueName } from '../support/env.ts';
 
 const BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
 const config = testConfig();

@@ -2,11 +2,11 @@
 // Public edge"), row by row, on both environments: where the key is read from, what a toolkit
 // receives, and that every kind of wrong key gets one indistinguishable 401.
 import { createLogger, ENVIRONMENTS, type Environment } from '@lattice/core';
+import { testConfig } from '@lattice/core/testing';
 import type { RunningEdge } from '@lattice/edge';
 import { createDb } from '@lattice/store';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { testConfig } from '../support/env.ts';
 import {
   type Answer,
   bearer,

@@ -4,6 +4,7 @@
 // taking effect, and a revoked key passing → 403 public_key_scope → 401 public_key_invalid.
 import { Agent, request } from 'node:http';
 import { ENVIRONMENTS, sha256Hex, sleep } from '@lattice/core';
+import { uniqueName } from '@lattice/core/testing';
 import { keyChangesChannel } from '@lattice/redis';
 import { expect } from 'chai';
 import {
@@ -15,7 +16,6 @@ import {
   edgeSuite,
   errorOf,
   nextSnapshot,
-  uniquePrefix,
   waitFor,
 } from './edge/harness.ts';
 
@@ -58,7 +58,7 @@ describe('public edge: key state transitions', function () {
       });
 
       it('create: a change notification refreshes early, long before the period', async () => {
-        const redisKeyPrefix = uniquePrefix();
+        const redisKeyPrefix = `${uniqueName('edge-test')}:`;
         const edge = await suite.startEdge(environment, {
           config: { snapshotRefreshMs: 60_000, redisKeyPrefix },
           notifications: true,

@@ -3,19 +3,12 @@
 // the bound, the client address behind trusted and untrusted proxies, separate counts per
 // environment, and a Redis outage answered by the local limiter (still limiting, never a 5xx).
 import { createLogger, ENVIRONMENTS, ManualClock } from '@lattice/core';
+import { uniqueName } from '@lattice/core/testing';
 import type { RunningEdge } from '@lattice/edge';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import {
-  type Answer,
-  call,
-  type EdgeSuite,
-  echoToolkits,
-  edgeSuite,
-  errorOf,
-  uniquePrefix,
-} from './edge/harness.ts';
+import { type Answer, call, type EdgeSuite, echoToolkits, edgeSuite, errorOf } from './edge/harness.ts';
 
 const LIMIT = 100;
 // Inside one aligned minute, 20 s before it rolls: a slow run can never cross a window boundary.
@@ -73,7 +66,7 @@ describe('public edge: per-IP limit', function () {
   }
 
   it('counts each environment separately, under the same policy name', async () => {
-    const redisKeyPrefix = uniquePrefix();
+    const redisKeyPrefix = `${uniqueName('edge-test')}:`;
     const clock = fixedClock();
     const config = { perIpRequestsPerMinute: LIMIT, redisKeyPrefix };
     const production = await suite.startEdge('production', { config, clock });

@@ -2,6 +2,7 @@
 // 20 channels × 500 messages published concurrently by several producers while one host is
 // SIGKILLed midway. Afterwards every channel's history holds offsets 1..500 exactly once, in
 // publish order, under one epoch: nothing lost, nothing applied twice.
+import { noteInTestLog } from '@lattice/core/testing';
 import { createRecordProducer, type RecordProducer } from '@lattice/kafka';
 import { expect } from 'chai';
 import {
@@ -135,9 +136,10 @@ describe('channel actors: 3 hosts, one SIGKILLed midway (real Kafka, PostgreSQL,
         new Set([state.epoch]),
       );
     }
-    console.log(
-      `      ${total} messages on ${CHANNELS} channels: published in ${publishedMs} ms, all in history after ${doneMs} ms; ` +
+    noteInTestLog(
+      `${total} messages on ${CHANNELS} channels: published in ${publishedMs} ms, all in history after ${doneMs} ms; ` +
         `${atKill} were in history when ${victim.name} was killed`,
+      { total, publishedMs, doneMs, atKill },
     );
   });
 });

@@ -4,6 +4,7 @@
 // `recovered: false` after the entries aged out of the window, after a purge, or after an
 // epoch change; the purge deletes in bounded batches and keeps what the archive covers.
 import { createLogger } from '@lattice/core';
+import { captureLogs, noteInTestLog } from '@lattice/core/testing';
 import {
   createHistoryPurge,
   createHistoryReader,
@@ -87,7 +88,7 @@ describe('channel fan-out and history (real Kafka, PostgreSQL, Redis)', function
         expect(got[0]).to.include({ type: 'publication', channel: id.channel });
         expect(got[0]).to.have.keys(['type', 'channel', 'id', 'offset', 'epoch', 'published_at', 'data']);
       }
-      console.log(`      600 messages on 3 channels fanned out in ${elapsedMs} ms`);
+      noteInTestLog(`600 messages on 3 channels fanned out in ${elapsedMs} ms`, { elapsedMs });
     } finally {
       await sub.close();
     }
@@ -230,12 +231,7 @@ describe('channel fan-out and history (real Kafka, PostgreSQL, Redis)', function
       async () => (await topOffset(f, gone)) === 10 && (await topOffset(f, kept)) === 4,
       30_000,
     );
-    const lines: Array<{ msg: string; deleted?: number; batch?: number; namespace?: string }> = [];
-    const logger = createLogger({
-      name: 'purge',
-      level: 'info',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-    });
+    const { logger, lines } = captureLogs({ name: 'purge', level: 'info' });
     const later = Date.now() + 61_000;
     const run = await createHistoryPurge({
       db: f.db,

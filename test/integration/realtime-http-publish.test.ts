@@ -3,8 +3,8 @@
 // management) and the inline payload cap (262 144 bytes of serialized data) at both sides;
 // Idempotency-Key (one message, one id, also for concurrent duplicates); the environment choice.
 import { readFile } from 'node:fs/promises';
-import { fanOutChannel, PUBLISH_QUOTA_POLICY_NAME } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
+import { PUBLISH_QUOTA_POLICY_NAME } from '@lattice/realtime';
+import { closeRedis, createRedis, fanOutChannel } from '@lattice/redis';
 import { expect } from 'chai';
 import {
   callers,

@@ -12,8 +12,8 @@ import {
   type PresenceCommandInput,
   type PresenceReader,
   presenceCommandRecord,
-  presenceResultChannel,
 } from '@lattice/realtime';
+import { presenceResultChannel } from '@lattice/redis';
 import { expect } from 'chai';
 import {
   createRealtimeFixture,

@@ -9,8 +9,8 @@
 // read their configuration (DATABASE_URL, REDIS_URL, KAFKA_BROKERS) at load time and mocha
 // runs mochaGlobalSetup only after loading them.
 import { createLogger, loadConfig } from '@lattice/core';
+import { TEST_DATABASE, testConfig } from '@lattice/core/testing';
 import { ensureInfra, type ServiceName, stopInfra } from '@lattice/infra';
-import { TEST_DATABASE, testConfig } from './env.ts';
 
 interface Stoppable {
   stop(): Promise<unknown>;

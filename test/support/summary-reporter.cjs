@@ -1,6 +1,9 @@
 // Mocha's spec reporter plus one closing line in the plain form CI reads:
-// "mocha: N passed, N failed" (and ", N skipped" when any test is pending).
+// "mocha: N passed, N failed" (and ", N skipped" when any test is pending). When a test failed,
+// a line before it names the run's log file (LATTICE_TEST_LOG, set by test/support/log-file.ts),
+// where the services under test logged instead of the terminal.
 'use strict';
+const path = require('node:path');
 const Mocha = require('mocha');
 
 class SummaryReporter extends Mocha.reporters.Spec {
@@ -16,6 +19,12 @@ class SummaryReporter extends Mocha.reporters.Spec {
     // `exit: true` mocha ends the process right after the run, before any deferred write.
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const tail = skipped > 0 ? `, ${skipped} skipped` : '';
+      const logFile = process.env.LATTICE_TEST_LOG;
+      if (failed > 0 && logFile) {
+        process.stdout.write(
+          `mocha: service logs of this run are in ${path.relative(process.cwd(), logFile)}\n`,
+        );
+      }
       process.stdout.write(`mocha: ${passed} passed, ${failed} failed${tail}\n`);
     });
   }

@@ -1,13 +1,13 @@
 import { createLogger, sha256Hex } from '@lattice/core';
+import { testConfig } from '@lattice/core/testing';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
 import { createDb, createPostgresMemberTokenRepository } from '@lattice/store';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { testConfig } from '../../../test/support/env.ts';
 import { createManagementApp } from './app.ts';
-import { startTestManagement, type TestManagement } from './test-harness.ts';
+import { startTestManagement, type TestManagement } from './testing/test-management.ts';
 
 const INVALID = {
   error: {
@@ -195,7 +195,7 @@ describe('management API (real PostgreSQL, real server)', () => {
       const p = await t.newProduct('logs');
       await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });
       await get('/organization/product', { authorization: `Bearer ${p.owner_token}0` });
-      expect(t.logLines.join('\n')).to.not.include(p.owner_token.slice(4));
+      expect(t.logs.text()).to.not.include(p.owner_token.slice(4));
     });
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '@lattice/http';
 import { type RawResponse, rawHttp } from '@lattice/http/testing';
 import { expect } from 'chai';
-import { startTestManagement, type TestManagement } from './test-harness.ts';
+import { startTestManagement, type TestManagement } from './testing/test-management.ts';
 
 const checkSchema = createSchemaChecker(loadSchemaRegistry());
 const isErrorBody = (json: unknown) => json !== undefined && checkSchema('error-body', json).length === 0;

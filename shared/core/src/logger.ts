@@ -26,6 +26,24 @@ const REDACT = [
   '*.owner_token',
 ];
 
+// Where loggers without a destination stream of their own write (unset: pino's default, stdout,
+// or stderr when asked). A composition root may change it before it creates loggers; the test
+// suite sends every service log to a file so the terminal shows only the test reporter. Kept on
+// globalThis, not in this module: one process can hold two instances of this module (tsx loads
+// a file as CommonJS for `require` and as ESM for `import`), and both must write to one place.
+const DEFAULT_DESTINATION = Symbol.for('lattice.logger.defaultDestination');
+const shared = globalThis as { [DEFAULT_DESTINATION]?: DestinationStream | null };
+
+/** Sends every logger created later without a destination stream to `stream` (null: restore). */
+export function setDefaultLogDestination(stream: DestinationStream | null): void {
+  shared[DEFAULT_DESTINATION] = stream;
+}
+
+/** What setDefaultLogDestination set, or null. */
+export function defaultLogDestination(): DestinationStream | null {
+  return shared[DEFAULT_DESTINATION] ?? null;
+}
+
 export function createLogger(opts: {
   name: string;
   level: LogLevel;
@@ -38,6 +56,8 @@ export function createLogger(opts: {
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { pid: process.pid },
   };
-  if (opts.destination === 'stderr') return pino(options, destination(2));
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  if (opts.destination !== undefined && opts.destination !== 'stderr') return pino(options, opts.destination);
+  const fallback = defaultLogDestination();
+  if (fallback) return pino(options, fallback);
+  return opts.destination === 'stderr' ? pino(options, destination(2)) : pino(options);
 }

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { buildOpenApi } from './openapi.ts';
 import type { RouteDef } from './route-def.ts';
-import { fixtureRegistry, fixtureRoutes } from './test-fixtures.ts';
+import { fixtureRegistry, fixtureRoutes } from './testing/route-fixtures.ts';
 
 const INFO = { title: 'Fixture API', version: '1.0.0' };
 

@@ -1,4 +1,5 @@
 import { ApiError, createLogger, type ErrorBody } from '@lattice/core';
+import { captureLogs } from '@lattice/core/testing';
 import { expect } from 'chai';
 import express from 'express';
 import { buildRouter } from './router.ts';
@@ -7,7 +8,7 @@ import {
   fixtureRegistry,
   fixtureRoutes,
   stubAuthenticator,
-} from './test-fixtures.ts';
+} from './testing/route-fixtures.ts';
 import { type Listening, listen, rawHttp } from './testing.ts';
 
 const AUTH = { authorization: 'Bearer good' };
@@ -43,15 +44,11 @@ function jsonOfBytes(value: unknown, bytes: number): string {
 
 describe('buildRouter', () => {
   let server: Listening;
-  const logLines: string[] = [];
+  const logs = captureLogs({ name: 'router-test', level: 'info' });
 
   before(async () => {
     const app = express();
-    const logger = createLogger({
-      name: 'router-test',
-      level: 'info',
-      destination: { write: (l: string) => logLines.push(l) },
-    });
+    const { logger } = logs;
     app.use(
       buildRouter(fixtureRoutes(), {
         schemas: fixtureRegistry(),
@@ -188,7 +185,9 @@ describe('buildRouter', () => {
       error: { code: 'internal_error', message: 'Internal server error', step: 'internal' },
     });
     expect(r.text).to.not.include('hunter2');
-    expect(logLines.some((l) => l.includes('unhandled error') && l.includes('boom_get'))).to.equal(true);
+    expect(logs.lines.some((l) => l.msg === 'unhandled error' && l.operationId === 'boom_get')).to.equal(
+      true,
+    );
   });
 
   it('answers 500 when a handler answers off its declared schema', async () => {

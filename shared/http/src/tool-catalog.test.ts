@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { buildOpenApi } from './openapi.ts';
 import type { RouteDef } from './route-def.ts';
-import { fixtureRegistry, fixtureRoutes } from './test-fixtures.ts';
+import { fixtureRegistry, fixtureRoutes } from './testing/route-fixtures.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 
 function operationIds(doc: ReturnType<typeof buildOpenApi>): string[] {

@@ -1,6 +1,6 @@
 import { createLogger } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
-import { testConfig, uniqueName } from '../../../test/support/env.ts';
 import { createKafka } from './client.ts';
 import { ensureTopics } from './topics.ts';
 

@@ -5,10 +5,8 @@ import {
   encodeFanOutMessage,
   encodePresenceResult,
   type FanOutMessage,
-  fanOutChannel,
   PRESENCE_ERROR_REPLY_CODES,
   type PresenceResult,
-  presenceResultChannel,
 } from './fanout.ts';
 
 // Golden texts: what the encoder in shared/realtime wrote before it moved here. Gateways of
@@ -109,12 +107,6 @@ const goldenResults: Array<[PresenceResult, string]> = [
 ];
 
 describe('fan-out encoding', () => {
-  it('names the pub/sub channels under the key prefix', () => {
-    const id = { productId: 'p1', environment: 'development', channel: 'chat:room:1' };
-    expect(fanOutChannel('lattice:', id)).to.equal('lattice:rt:p1:development:chat:room:1');
-    expect(presenceResultChannel('', 'gw1.c42')).to.equal('rt-result:gw1.c42');
-  });
-
   golden.forEach(([message, text], i) => {
     it(`encodes fan-out message ${i + 1} (${message.type}) byte for byte and decodes it back`, () => {
       expect(encodeFanOutMessage(message)).to.equal(text);

@@ -57,22 +57,7 @@ export interface PresenceResult {
   error?: { code: PresenceErrorCode; message: string };
 }
 
-/** Which realtime channel: product, environment, name. */
-export interface FanOutChannelId {
-  productId: string;
-  environment: string;
-  channel: string;
-}
-
-/** Pub/sub channel of one realtime channel: `<prefix>rt:<product_id>:<environment>:<channel>`. */
-export function fanOutChannel(prefix: string, id: FanOutChannelId): string {
-  return `${prefix}rt:${id.productId}:${id.environment}:${id.channel}`;
-}
-
-/** Pub/sub channel of one connection's presence results: `<prefix>rt-result:<connection_id>`. */
-export function presenceResultChannel(prefix: string, connectionId: string): string {
-  return `${prefix}rt-result:${connectionId}`;
-}
+// The pub/sub channels these travel on are Redis names, built by @lattice/redis keys.ts.
 
 /**
  * The JSON text subscribers receive. A publication is the history entry plus `type` and

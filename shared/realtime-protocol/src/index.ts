@@ -45,7 +45,6 @@ export {
   UNSUBSCRIBED_REASONS,
 } from './codes.ts';
 export type {
-  FanOutChannelId,
   FanOutEntry,
   FanOutMessage,
   FanOutPayload,
@@ -57,9 +56,7 @@ export {
   decodePresenceResult,
   encodeFanOutMessage,
   encodePresenceResult,
-  fanOutChannel,
   PRESENCE_ERROR_REPLY_CODES,
-  presenceResultChannel,
 } from './fanout.ts';
 export type { JsonValue } from './json.ts';
 export { jsonText, utf8ByteLength } from './json.ts';

@@ -52,8 +52,6 @@ export type {
 export {
   encodeFanOutMessage,
   encodePresenceResult,
-  fanOutChannel,
-  presenceResultChannel,
 } from './fanout/fanout.ts';
 // History: reads for the HTTP layer, and the retention purge.
 export type { HistoryPurge, HistoryPurgeOptions, HistoryPurgeRun } from './history/history-purge.ts';
@@ -90,7 +88,6 @@ export {
   IDEMPOTENCY_KEY_MAX,
   IDEMPOTENCY_TTL_MS,
   idempotencyKeyProblem,
-  idempotencyRedisKey,
 } from './http/idempotency.ts';
 export type {
   MessagePublisher,

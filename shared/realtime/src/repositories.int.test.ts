@@ -1,7 +1,7 @@
 import { createLogger } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import { expect } from 'chai';
-import { testConfig, uniqueName } from '../../../test/support/env.ts';
 import { createPostgresNamespaceRepository } from './namespace-repository.postgres.ts';
 import { createPostgresSigningKeyStore } from './signing-key-store.ts';
 

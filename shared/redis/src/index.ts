@@ -1,4 +1,15 @@
-export { assertKeyPrefix, DEFAULT_KEY_PREFIX, keyChangesChannel, rateLimitKey } from './keys.ts';
+export type { IdempotencyKeys, RealtimeChannelRef } from './keys.ts';
+export {
+  assertKeyPrefix,
+  DEFAULT_KEY_PREFIX,
+  fanOutChannel,
+  fanOutChannelPattern,
+  keyChangesChannel,
+  presenceResultChannel,
+  presenceResultPattern,
+  rateLimitKey,
+  realtimeIdempotencyKeys,
+} from './keys.ts';
 export type { RateLimitOutcome } from './rate-limit-headers.ts';
 export {
   rateLimitHeader,

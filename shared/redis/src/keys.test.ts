@@ -1,5 +1,19 @@
+import { sha256Hex } from '@lattice/core';
 import { expect } from 'chai';
-import { assertKeyPrefix, DEFAULT_KEY_PREFIX, encodeKeyPart, rateLimitKey } from './keys.ts';
+import {
+  assertKeyPrefix,
+  DEFAULT_KEY_PREFIX,
+  encodeKeyPart,
+  fanOutChannel,
+  fanOutChannelPattern,
+  keyChangesChannel,
+  presenceResultChannel,
+  presenceResultPattern,
+  rateLimitKey,
+  realtimeIdempotencyKeys,
+} from './keys.ts';
+
+const PRODUCT = '6f1c1f8e-0000-4000-8000-000000000001';
 
 describe('keys', () => {
   it('builds rate-limit keys with the prefix, a per-bucket hash tag and the window start', () => {
@@ -34,5 +48,40 @@ describe('keys', () => {
     expect(() => rateLimitKey('p:', '', 'i', 0)).to.throw(TypeError);
     expect(() => rateLimitKey('p:', 'b', 'i', -1)).to.throw(RangeError);
     expect(() => rateLimitKey('p:', 'b', 'i', 1.5)).to.throw(RangeError);
+  });
+
+  it('names the key change channel of each edge environment', () => {
+    expect(keyChangesChannel('lattice:', 'production')).to.equal('lattice:public-keys:changed:production');
+    expect(() => keyChangesChannel('a{b}:', 'development')).to.throw(TypeError);
+  });
+
+  it('names the realtime fan-out and presence result pub/sub channels under the key prefix', () => {
+    const id = { productId: PRODUCT, environment: 'production', channel: 'chat:room:1' };
+    expect(fanOutChannel('lattice:', id)).to.equal(`lattice:rt:${PRODUCT}:production:chat:room:1`);
+    expect(presenceResultChannel('lattice:', 'gw1.c42')).to.equal('lattice:rt-result:gw1.c42');
+  });
+
+  it('builds PSUBSCRIBE patterns that match exactly the channels they name', () => {
+    expect(fanOutChannelPattern('p:', PRODUCT, 'production', 'bench:r1-')).to.equal(
+      `p:rt:${PRODUCT}:production:bench:r1-*`,
+    );
+    expect(presenceResultPattern('p:')).to.equal('p:rt-result:*');
+    expect(presenceResultPattern('p:', 'gw1.')).to.equal('p:rt-result:gw1.*');
+    const channel = fanOutChannel('p:', {
+      productId: PRODUCT,
+      environment: 'production',
+      channel: 'bench:r1-7',
+    });
+    expect(
+      channel.startsWith(fanOutChannelPattern('p:', PRODUCT, 'production', 'bench:r1-').slice(0, -1)),
+    ).to.equal(true);
+  });
+
+  it('keeps the three idempotency keys of one publish key in one hash tag, the client text hashed', () => {
+    const keys = realtimeIdempotencyKeys('lattice:', PRODUCT, 'development', 'order {42}');
+    const record = `lattice:rt-idem:{${PRODUCT}:development:${sha256Hex('order {42}')}}`;
+    expect(keys).to.deep.equal({ record, lock: `${record}:lock`, done: `${record}:done` });
+    expect(keys.record).to.not.include('order');
+    expect(() => realtimeIdempotencyKeys('a b:', PRODUCT, 'development', 'k')).to.throw(TypeError);
   });
 });

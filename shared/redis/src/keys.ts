@@ -2,6 +2,8 @@
 // place. Layout: `<prefix><kind>:{<hash tag>}:<rest>`. The hash tag groups keys that a multi-key
 // script must touch together into one cluster slot; for rate limits that is all windows of one
 // bucket, so a future sliding-window script can read the current and previous window atomically.
+// Pub/sub channel names are built here too (they need no hash tag: pub/sub ignores slots).
+import { sha256Hex } from '@lattice/core';
 
 export const DEFAULT_KEY_PREFIX = 'lattice:';
 
@@ -57,4 +59,71 @@ export function rateLimitKey(prefix: string, bucket: string, id: string, windowS
 export function keyChangesChannel(prefix: string, environment: string): string {
   assertKeyPrefix(prefix);
   return `${prefix}public-keys:changed:${encodeKeyPart(environment)}`;
+}
+
+/** A realtime channel as its pub/sub names spell it (structurally a realtime ChannelId). */
+export interface RealtimeChannelRef {
+  productId: string;
+  environment: string;
+  channel: string;
+}
+
+/**
+ * Pub/sub channel of one realtime channel: `<prefix>rt:<product_id>:<environment>:<channel>`.
+ * Nothing parses it back: gateways subscribe by building the same name.
+ */
+export function fanOutChannel(prefix: string, id: RealtimeChannelRef): string {
+  return `${prefix}rt:${id.productId}:${id.environment}:${id.channel}`;
+}
+
+/**
+ * PSUBSCRIBE pattern over the fan-out channels of one product and environment whose channel
+ * name starts with `channelStart` (which must hold no glob characters: `*`, `?`, `[`).
+ */
+export function fanOutChannelPattern(
+  prefix: string,
+  productId: string,
+  environment: string,
+  channelStart = '',
+): string {
+  return `${fanOutChannel(prefix, { productId, environment, channel: channelStart })}*`;
+}
+
+/** Pub/sub channel of one connection's presence results: `<prefix>rt-result:<connection_id>`. */
+export function presenceResultChannel(prefix: string, connectionId: string): string {
+  return `${prefix}rt-result:${connectionId}`;
+}
+
+/**
+ * PSUBSCRIBE pattern over the presence results of every connection id starting with
+ * `connectionIdStart` (a gateway holds one for `<gateway_id>.`; no glob characters).
+ */
+export function presenceResultPattern(prefix: string, connectionIdStart = ''): string {
+  return `${presenceResultChannel(prefix, connectionIdStart)}*`;
+}
+
+/** The three keys of one publish Idempotency-Key (idempotency-claim-3.lua and its siblings). */
+export interface IdempotencyKeys {
+  /** `{id, channel}` of the first publish under the key. */
+  record: string;
+  /** The owner publishing it right now. */
+  lock: string;
+  /** The message id once Kafka acknowledged it. */
+  done: string;
+}
+
+/**
+ * `<prefix>rt-idem:{<product_id>:<environment>:<sha256(key)>}` and its `:lock` and `:done`
+ * siblings, one hash tag so a script can touch all three in one cluster slot. The key is the
+ * client's text: hashed, so its characters never reach the key space.
+ */
+export function realtimeIdempotencyKeys(
+  prefix: string,
+  productId: string,
+  environment: string,
+  idempotencyKey: string,
+): IdempotencyKeys {
+  assertKeyPrefix(prefix);
+  const record = `${prefix}rt-idem:{${productId}:${environment}:${sha256Hex(idempotencyKey)}}`;
+  return { record, lock: `${record}:lock`, done: `${record}:done` };
 }

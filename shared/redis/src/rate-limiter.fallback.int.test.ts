@@ -1,19 +1,19 @@
 import { ManualClock } from '@lattice/core';
+import { type CapturedLogs, captureLogs, LEVEL, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
-import { captureLogs, LEVEL } from './log-capture.ts';
 import { createFallbackRateLimiter } from './rate-limiter.fallback.ts';
 import { createMemoryRateLimiter } from './rate-limiter.memory.ts';
 import { createRedisRateLimiter } from './rate-limiter.redis.ts';
 import type { FixedWindowPolicy } from './rate-limiter.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
-import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix } from './test-redis.ts';
+import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
 
 const policy: FixedWindowPolicy = { name: 'per-ip', limit: 3, windowMs: 60_000 };
 const WINDOW_START_MS = 1_700_000_040_000;
 
-function setup(redis: Redis, keyPrefix: string, logs: ReturnType<typeof captureLogs>) {
+function setup(redis: Redis, keyPrefix: string, logs: CapturedLogs) {
   // A manual clock keeps the whole test inside one window however slow the machine is.
   const clock = new ManualClock(WINDOW_START_MS + 1_000);
   const fallbacks: string[] = [];
@@ -28,7 +28,7 @@ function setup(redis: Redis, keyPrefix: string, logs: ReturnType<typeof captureL
   return { clock, fallbacks, limiter };
 }
 
-const degradedLines = (logs: ReturnType<typeof captureLogs>) =>
+const degradedLines = (logs: CapturedLogs) =>
   logs.at(LEVEL.warn).filter((l) => l.msg.startsWith('rate limits degraded'));
 
 describe('createFallbackRateLimiter (Redis)', () => {
@@ -38,7 +38,7 @@ describe('createFallbackRateLimiter (Redis)', () => {
     admin = createRedis({ url: TEST_REDIS_URL, logger: captureLogs().logger, name: 'fallback-test-admin' });
   });
   beforeEach(() => {
-    keyPrefix = uniqueKeyPrefix();
+    keyPrefix = `${uniqueName('lattice-test')}:`;
   });
   afterEach(async () => {
     await deleteKeys(admin, keyPrefix);

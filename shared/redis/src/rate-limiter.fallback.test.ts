@@ -1,7 +1,7 @@
 import { ManualClock } from '@lattice/core';
+import { captureLogs, LEVEL } from '@lattice/core/testing';
 import { expect } from 'chai';
 import { resultOf } from './fixed-window.ts';
-import { captureLogs, LEVEL } from './log-capture.ts';
 import { createFallbackRateLimiter } from './rate-limiter.fallback.ts';
 import { createMemoryRateLimiter } from './rate-limiter.memory.ts';
 import type { FixedWindowPolicy, RateLimiter, RateLimitResult } from './rate-limiter.ts';

@@ -1,17 +1,17 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { createLogger, ManualClock } from '@lattice/core';
+import { type CapturedLogs, captureLogs, LEVEL, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
-import { captureLogs, LEVEL } from './log-capture.ts';
-import { describeRateLimiter } from './rate-limiter.conformance.ts';
 import { createFallbackRateLimiter } from './rate-limiter.fallback.ts';
 import { createLeasedRateLimiter, type LeasedRateLimiterOptions } from './rate-limiter.leased.ts';
 import { createMemoryRateLimiter } from './rate-limiter.memory.ts';
 import type { FixedWindowPolicy, RateLimitResult } from './rate-limiter.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { defineScripts, runScript } from './scripts.ts';
-import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix } from './test-redis.ts';
+import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
+import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'rate-limiter-leased-test', level: 'silent' });
 const WINDOW_START_MS = 1_700_000_040_000;
@@ -41,7 +41,7 @@ describe('lease-window-1.lua (Redis)', () => {
     redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'lease-script-test' });
   });
   beforeEach(() => {
-    prefix = uniqueKeyPrefix();
+    prefix = `${uniqueName('lattice-test')}:`;
     key = `${prefix}counter`;
   });
   afterEach(async () => {
@@ -119,7 +119,7 @@ describe('createLeasedRateLimiter (Redis)', () => {
     redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'rate-limiter-leased-test' });
   });
   beforeEach(() => {
-    keyPrefix = uniqueKeyPrefix();
+    keyPrefix = `${uniqueName('lattice-test')}:`;
   });
   afterEach(async () => {
     await deleteKeys(redis, keyPrefix);
@@ -376,7 +376,7 @@ describe('createFallbackRateLimiter over the leased limiter (Redis)', () => {
     admin = createRedis({ url: TEST_REDIS_URL, logger, name: 'leased-fallback-admin' });
   });
   beforeEach(() => {
-    keyPrefix = uniqueKeyPrefix();
+    keyPrefix = `${uniqueName('lattice-test')}:`;
   });
   afterEach(async () => {
     await deleteKeys(admin, keyPrefix);
@@ -385,7 +385,7 @@ describe('createFallbackRateLimiter over the leased limiter (Redis)', () => {
     await closeRedis(admin);
   });
 
-  function setup(redis: Redis, logs: ReturnType<typeof captureLogs>) {
+  function setup(redis: Redis, logs: CapturedLogs) {
     const clock = new ManualClock(WINDOW_START_MS + 1_000);
     const fallbacks: string[] = [];
     const limiter = createFallbackRateLimiter({

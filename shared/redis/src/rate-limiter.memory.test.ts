@@ -1,7 +1,7 @@
 import { ManualClock } from '@lattice/core';
 import { expect } from 'chai';
-import { describeRateLimiter } from './rate-limiter.conformance.ts';
 import { createMemoryRateLimiter } from './rate-limiter.memory.ts';
+import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
 
 describeRateLimiter('memory', ({ policy, clock }) => createMemoryRateLimiter({ policy, clock }));
 

@@ -1,11 +1,12 @@
 import { createLogger, ManualClock } from '@lattice/core';
+import { uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
-import { describeRateLimiter } from './rate-limiter.conformance.ts';
 import { createRedisRateLimiter } from './rate-limiter.redis.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
-import { deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix } from './test-redis.ts';
+import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
+import { deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'rate-limiter-redis-test', level: 'silent' });
 
@@ -17,7 +18,7 @@ describe('createRedisRateLimiter (Redis)', () => {
     redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'rate-limiter-test' });
   });
   beforeEach(() => {
-    keyPrefix = uniqueKeyPrefix();
+    keyPrefix = `${uniqueName('lattice-test')}:`;
   });
   afterEach(async () => {
     await deleteKeys(redis, keyPrefix);

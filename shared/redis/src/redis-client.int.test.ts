@@ -1,9 +1,9 @@
 import { sleep } from '@lattice/core';
+import { captureLogs, LEVEL } from '@lattice/core/testing';
 import { expect } from 'chai';
-import { captureLogs, LEVEL } from './log-capture.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
-import { CLOSED_REDIS_URL, TEST_REDIS_URL } from './test-redis.ts';
+import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.ts';
+import { CLOSED_REDIS_URL, TEST_REDIS_URL } from './testing/test-redis.ts';
 
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

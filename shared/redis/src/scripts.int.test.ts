@@ -1,9 +1,10 @@
 import { createLogger } from '@lattice/core';
+import { uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { runScript } from './scripts.ts';
-import { deleteKeys, TEST_REDIS_URL, uniqueKeyPrefix } from './test-redis.ts';
+import { deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'scripts-test', level: 'silent' });
 
@@ -17,7 +18,7 @@ describe('fixed-window-1.lua (Redis)', () => {
     redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'scripts-test' });
   });
   beforeEach(() => {
-    prefix = uniqueKeyPrefix();
+    prefix = `${uniqueName('lattice-test')}:`;
     key = `${prefix}counter`;
   });
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import { createLogger, sha256Hex } from '@lattice/core';
+import { testDatabaseUrl, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
-import { testDatabaseUrl, uniqueName } from '../../../test/support/env.ts';
 import { bootstrapProduct } from './bootstrap.ts';
 import { createDb, type Db } from './db.ts';
 import { createPostgresMemberTokenRepository } from './member-token-repository.postgres.ts';

@@ -1,7 +1,6 @@
-import { createLogger } from '@lattice/core';
+import { captureLogs, testDatabaseUrl, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import knex from 'knex';
-import { testDatabaseUrl } from '../../../test/support/env.ts';
 import { createDb, type Db } from './db.ts';
 import { migrateLatest } from './migrate.ts';
 
@@ -14,18 +13,14 @@ function urlFor(database: string): string {
 }
 
 function capturingLogger() {
-  const lines: string[] = [];
-  const logger = createLogger({
-    name: 'migrate-test',
-    level: 'info',
-    destination: { write: (s: string) => lines.push(s) },
-  });
-  return { logger, messages: () => lines.map((l) => (JSON.parse(l) as { msg: string }).msg) };
+  const { logger, lines } = captureLogs({ name: 'migrate-test', level: 'info' });
+  return { logger, messages: () => lines.map((l) => l.msg) };
 }
 
 describe('migrateLatest (PostgreSQL)', () => {
   // A fresh database per run, because the race worth testing only exists before the first migration.
-  const database = `lattice_mig_${process.pid}_${Date.now()}`;
+  // Used unquoted in SQL, so `_` where uniqueName has `-`.
+  const database = uniqueName('lattice_mig').replaceAll('-', '_');
   let admin: Db;
   const dbs: Db[] = [];
 

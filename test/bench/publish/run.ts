@@ -27,7 +27,7 @@ import {
   createPostgresNamespaceRepository,
   publishCommandRecord,
 } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
+import { closeRedis, createRedis, fanOutChannelPattern } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
 import { nextMessage } from '../support/child-messages.ts';
@@ -211,7 +211,9 @@ async function e2eRound(
     if (m.type !== 'publication' || m.data === undefined) return;
     latencies[received++] = performance.now() - sentAt[m.data.i]!;
   });
-  await sub.psubscribe(`${target.redisKeyPrefix}rt:${target.productId}:production:${channelPrefix}*`);
+  await sub.psubscribe(
+    fanOutChannelPattern(target.redisKeyPrefix, target.productId, 'production', channelPrefix),
+  );
   const http = poster(
     `${servers.edge.url}/${target.productId}/realtime/messages`,
     { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },

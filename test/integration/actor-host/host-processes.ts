@@ -1,8 +1,10 @@
-// Starts ledger hosts as child processes and follows what they report on stdout.
+// Starts ledger hosts as child processes and follows what they report on stdout. Everything
+// they print (progress lines, logs, stderr) is copied to the test run's log file, not the terminal.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { sleep } from '@lattice/core';
+import { writeToTestLog } from '@lattice/core/testing';
 
 const LEDGER_ENTRY = fileURLToPath(new URL('./ledger-host-process.ts', import.meta.url));
 
@@ -22,7 +24,7 @@ export function spawnHostProcess(entry: string, name: string, env: Record<string
     ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', entry],
     {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   const host: HostProcess = {
@@ -36,7 +38,9 @@ export function spawnHostProcess(entry: string, name: string, env: Record<string
   proc.on('exit', () => {
     host.exited = true;
   });
+  createInterface({ input: proc.stderr! }).on('line', (line) => writeToTestLog(`${name} stderr: ${line}`));
   createInterface({ input: proc.stdout! }).on('line', (line) => {
+    writeToTestLog(line);
     if (!line.startsWith('{')) return;
     const msg = JSON.parse(line) as { event: string; partitions?: number[] };
     if (msg.event === 'assigned') {

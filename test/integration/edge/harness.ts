@@ -3,6 +3,7 @@
 // through bootstrap and the public key repository. Each test gets its own Redis key prefix and
 // its own products, so tests never share a rate-limit count or a key.
 import { type ConfigOverrides, createLogger, type Environment, type Logger, sleep } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { type RunningEdge, type StartEdgeOptions, startEdge } from '@lattice/edge';
 import { PUBLIC_ROUTES, type PublicHandler, type PublicHandlers } from '@lattice/http';
 import {
@@ -14,10 +15,10 @@ import {
   type PublicKeyScope,
 } from '@lattice/keys';
 import { closeRedis, createRedis } from '@lattice/redis';
+import { deleteKeys } from '@lattice/redis/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { testConfig, uniqueName } from '../../support/env.ts';
 
 export interface Answer {
   status: number;
@@ -158,12 +159,7 @@ export async function edgeSuite(): Promise<EdgeSuite> {
     closeEdges,
     async close() {
       await closeEdges();
-      for (const prefix of prefixes) {
-        const found: string[] = [];
-        for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 500 }))
-          found.push(...(batch as string[]));
-        if (found.length > 0) await redis.del(...found);
-      }
+      for (const prefix of prefixes) await deleteKeys(redis, prefix);
       if (products.length > 0) await db('products').whereIn('id', products).delete();
       await closeRedis(redis);
       await db.destroy();
@@ -231,11 +227,6 @@ export async function waitFor<T>(
     if (done(value) || Date.now() > deadline) return value;
     await sleep(20);
   }
-}
-
-/** A fresh Redis key prefix, for tests that give several edges the same one. */
-export function uniquePrefix(): string {
-  return `${uniqueName('edge-test')}:`;
 }
 
 export function errorOf(answer: Answer): { code?: string; message?: string; step?: string } {

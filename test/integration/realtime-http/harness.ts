@@ -16,6 +16,7 @@ import {
   type Logger,
   sleep,
 } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { type RunningEdge, realtimeToolkit, startEdge } from '@lattice/edge';
 import { createKafka } from '@lattice/kafka';
 import { type RunningManagement, startManagement } from '@lattice/management';
@@ -31,8 +32,6 @@ import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/sto
 import type { Redis } from 'ioredis';
 import { Kafka, type Kafka as KafkaClient, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
-
-import { testConfig, uniqueName } from '../../support/env.ts';
 
 export interface Answer<T = unknown> {
   status: number;

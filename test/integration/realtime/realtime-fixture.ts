@@ -2,6 +2,7 @@
 // topic (12 partitions) and dead-letter topic, a unique Redis key prefix, a producer, and helpers
 // to publish, to subscribe to fan-out and to wait for the channel actors' work in PostgreSQL.
 import { createLogger, type Logger, newId, sleep } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import {
   type Codec,
   createActorHost,
@@ -21,17 +22,15 @@ import {
   channelCommandKey,
   createChannelActorKind,
   createPostgresNamespaceRepository,
-  fanOutChannel,
   type NamespacePolicy,
   type NamespaceRepository,
   publishCommandRecord,
 } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
+import { closeRedis, createRedis, fanOutChannel, presenceResultPattern } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Admin, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { testConfig, uniqueName } from '../../support/env.ts';
 
 export const PARTITIONS = 12;
 export const config = testConfig();
@@ -205,7 +204,7 @@ export async function subscribe(f: RealtimeFixture, ids: ChannelId[]): Promise<S
   sub.on('message', push);
   sub.on('pmessage', (_pattern: string, channel: string, text: string) => push(channel, text));
   if (ids.length > 0) await sub.subscribe(...ids.map((id) => fanOutChannel(f.redisKeyPrefix, id)));
-  await sub.psubscribe(`${f.redisKeyPrefix}rt-result:*`);
+  await sub.psubscribe(presenceResultPattern(f.redisKeyPrefix));
   return {
     messages,
     on: (id) => messages.get(fanOutChannel(f.redisKeyPrefix, id)) ?? [],

@@ -1,14 +1,10 @@
-import { createLogger } from '@lattice/core';
+import { captureLogs } from '@lattice/core/testing';
 import { expect } from 'chai';
 import { createRedisKeyChangeNotifier, type RedisPublisher } from './key-change-notifier.redis.ts';
 
 describe('Redis key change notifier', () => {
-  const logLines: string[] = [];
-  const logger = createLogger({
-    name: 't',
-    level: 'warn',
-    destination: { write: (l: string) => logLines.push(l) },
-  });
+  const logs = captureLogs({ name: 't', level: 'warn' });
+  const { logger } = logs;
   const change = {
     productId: 'p1',
     environment: 'development',
@@ -41,7 +37,7 @@ describe('Redis key change notifier', () => {
   it('logs a failed publish and never rejects', async () => {
     const redis: RedisPublisher = { publish: () => Promise.reject(new Error('connection is closed')) };
     await createRedisKeyChangeNotifier({ redis, keyPrefix: 'pfx:', logger }).keyChanged(change);
-    expect(logLines.join('\n'))
+    expect(logs.text())
       .to.include('could not announce a public key change')
       .and.include('connection is closed');
   });

@@ -3,7 +3,7 @@
 // management credentials within their own area only, and dead on the API once deleted.
 import { sha256Hex } from '@lattice/core';
 import { expect } from 'chai';
-import { startTestManagement, type TestManagement } from '../test-harness.ts';
+import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
 import type { mailKeyView, realtimeKeyView } from './key-views.ts';
 
 type MailKeyJson = ReturnType<typeof mailKeyView>;

@@ -6,8 +6,8 @@ import { type Environment, sha256Hex, systemClock } from '@lattice/core';
 import { PUBLIC_ROUTES, type PublicRoute } from '@lattice/http';
 import { checkPublicKey, createKeySnapshot, createPostgresPublicKeyRepository } from '@lattice/keys';
 import { expect } from 'chai';
-import { startTestManagement, type TestManagement } from '../test-harness.ts';
-import { type KeyChangeListener, listenForKeyChanges } from '../test-key-changes.ts';
+import { type KeyChangeListener, listenForKeyChanges } from '../testing/key-change-listener.ts';
+import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
 import type { mailKeyView, publicKeyView, realtimeKeyView } from './key-views.ts';
 
 type PublicKeyJson = ReturnType<typeof publicKeyView>;

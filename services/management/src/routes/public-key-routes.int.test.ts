@@ -4,8 +4,8 @@
 import { ENVIRONMENTS, sha256Hex } from '@lattice/core';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { expect } from 'chai';
-import { startTestManagement, type TestManagement } from '../test-harness.ts';
-import { type KeyChangeListener, listenForKeyChanges } from '../test-key-changes.ts';
+import { type KeyChangeListener, listenForKeyChanges } from '../testing/key-change-listener.ts';
+import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
 import type { publicKeyView } from './key-views.ts';
 
 type PublicKeyJson = ReturnType<typeof publicKeyView>;
@@ -372,7 +372,7 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
         expect(r.status).to.equal(201);
         expect((await down.call('POST', `${KEYS}/${r.json.id}/revoke`, p.owner_token)).status).to.equal(200);
         const deadline = Date.now() + 5000;
-        while (!down.logLines.some((l) => l.includes('could not announce a public key change'))) {
+        while (!down.logs.lines.some((l) => l.msg.includes('could not announce a public key change'))) {
           if (Date.now() > deadline) throw new Error('no log line about the failed announcement');
           await new Promise((resolve) => setTimeout(resolve, 50));
         }

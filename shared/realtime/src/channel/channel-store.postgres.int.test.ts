@@ -1,9 +1,9 @@
 // The group commit of the PostgreSQL channel store: commits asked for together share one
 // statement, yet each is fenced and fails on its own.
 import { createLogger } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import { expect } from 'chai';
-import { testConfig, uniqueName } from '../../../../test/support/env.ts';
 import type { ChannelEntry } from './channel-entry.ts';
 import type { ChannelId } from './channel-id.ts';
 import type { ChannelState } from './channel-state.ts';

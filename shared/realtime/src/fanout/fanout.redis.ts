@@ -4,14 +4,9 @@
 // history lands together) share one pipeline, so one write carries them all instead of one per
 // channel; each delivery's commands stay contiguous and in order, and each delivery succeeds or
 // fails on its own replies.
+import { fanOutChannel, presenceResultChannel } from '@lattice/redis';
 import type { Redis } from 'ioredis';
-import {
-  encodeFanOutMessage,
-  encodePresenceResult,
-  type FanOut,
-  fanOutChannel,
-  presenceResultChannel,
-} from './fanout.ts';
+import { encodeFanOutMessage, encodePresenceResult, type FanOut } from './fanout.ts';
 
 export interface RedisFanOutOptions {
   redis: Redis;

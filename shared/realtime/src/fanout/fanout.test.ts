@@ -1,20 +1,7 @@
 import { expect } from 'chai';
-import { encodeFanOutMessage, encodePresenceResult, fanOutChannel, presenceResultChannel } from './fanout.ts';
-
-const id = {
-  productId: '6f1c1f8e-0000-4000-8000-000000000001',
-  environment: 'production' as const,
-  channel: 'chat:room:1',
-};
+import { encodeFanOutMessage, encodePresenceResult } from './fanout.ts';
 
 describe('fan-out wire format', () => {
-  it('names the channel and result pub/sub channels under the key prefix', () => {
-    expect(fanOutChannel('lattice:', id)).to.equal(
-      'lattice:rt:6f1c1f8e-0000-4000-8000-000000000001:production:chat:room:1',
-    );
-    expect(presenceResultChannel('lattice:', 'gw1.c42')).to.equal('lattice:rt-result:gw1.c42');
-  });
-
   it('encodes a publication as the history entry plus type and channel, data spliced in as sent', () => {
     const text = encodeFanOutMessage({
       type: 'publication',

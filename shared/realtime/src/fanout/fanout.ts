@@ -4,8 +4,9 @@
 // place); a crash between the commit and the publish loses that publish, and gateways detect
 // the gap by offset and recover from history (docs/realtime.md).
 //
-// The messages, their pub/sub channels and their JSON texts belong to the realtime protocol
-// (@lattice/realtime-protocol), which gateways read them with; they are re-exported here.
+// The messages and their JSON texts belong to the realtime protocol (@lattice/realtime-protocol),
+// which gateways read them with; they are re-exported here. Their pub/sub channel names are
+// Redis names (@lattice/redis keys.ts).
 import type { FanOutMessage, PresenceResult } from '@lattice/realtime-protocol';
 import type { ChannelId } from '../channel/channel-id.ts';
 
@@ -15,12 +16,7 @@ export type {
   PresenceErrorCode,
   PresenceResult,
 } from '@lattice/realtime-protocol';
-export {
-  encodeFanOutMessage,
-  encodePresenceResult,
-  fanOutChannel,
-  presenceResultChannel,
-} from '@lattice/realtime-protocol';
+export { encodeFanOutMessage, encodePresenceResult } from '@lattice/realtime-protocol';
 
 export interface FanOut {
   /** Publishes `messages` in order on the channel, then each result to its connection. */

@@ -1,5 +1,6 @@
 // Idempotency-Key for publishes (decisions.md: the same key within 5 minutes publishes once).
-// Three Redis keys per (product, environment, key), one hash tag so they share a cluster slot:
+// Three Redis keys per (product, environment, key), one hash tag so they share a cluster slot
+// (built by realtimeIdempotencyKeys in @lattice/redis keys.ts):
 //   <prefix>rt-idem:{<scope>:<sha256(key)>}        {id, channel}: the message id for this key,
 //                                                    created once with SET NX, lives ttlMs
 //   …:lock   who is publishing it right now        SET NX PX leaseMs: concurrent duplicates
@@ -13,8 +14,8 @@
 // claim = create-or-read the record, check the channel, check done, take the lock; complete =
 // write done for the record's remaining lifetime and release our lock; release = our lock only.
 import { randomUUID } from 'node:crypto';
-import { type Environment, sha256Hex, sleep } from '@lattice/core';
-import { assertKeyPrefix, runScript } from '@lattice/redis';
+import { type Environment, sleep } from '@lattice/core';
+import { realtimeIdempotencyKeys, runScript } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
@@ -69,17 +70,6 @@ interface IdemRecord {
   channel: string;
 }
 
-export function idempotencyRedisKey(
-  keyPrefix: string,
-  productId: string,
-  environment: Environment,
-  key: string,
-) {
-  assertKeyPrefix(keyPrefix);
-  // The key is the client's text: hashed, so its characters never reach the key space.
-  return `${keyPrefix}rt-idem:{${productId}:${environment}:${sha256Hex(key)}}`;
-}
-
 export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions): IdempotencyStore {
   const { redis } = opts;
   const ttlMs = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
@@ -89,9 +79,11 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
 
   return {
     async claim(input) {
-      const recKey = idempotencyRedisKey(opts.keyPrefix, input.productId, input.environment, input.key);
-      const lockKey = `${recKey}:lock`;
-      const doneKey = `${recKey}:done`;
+      const {
+        record: recKey,
+        lock: lockKey,
+        done: doneKey,
+      } = realtimeIdempotencyKeys(opts.keyPrefix, input.productId, input.environment, input.key);
       const owner = randomUUID();
       // Real time, not an injected clock: this is how long a caller waits.
       const deadline = Date.now() + waitMs;

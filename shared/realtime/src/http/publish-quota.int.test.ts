@@ -1,10 +1,10 @@
 // Grouped counting of the publish quota stays exact at the hard limit.
 import { createLogger } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { testConfig, uniqueName } from '../../../../test/support/env.ts';
 import { createPublishQuotaLimiter, DEFAULT_PUBLISH_QUOTA } from './publish-quota.ts';
 import { startRealtimeHttpRuntime } from './realtime-http-runtime.ts';
 

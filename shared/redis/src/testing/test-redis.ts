@@ -1,15 +1,10 @@
-// Integration-test helper (not exported): the real Redis, a unique key prefix per test so
-// parallel runs and other engineers' tests never share keys, and cleanup of that prefix.
-import { newId } from '@lattice/core';
+// Integration tests against the real Redis: where it is, an address that refuses at once, and
+// cleanup of a test's key prefix (each test takes its own: `${uniqueName('label')}:`).
 import type { Redis } from 'ioredis';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Nothing listens on port 1: connections are refused at once. */
 export const CLOSED_REDIS_URL = 'redis://127.0.0.1:1';
-
-export function uniqueKeyPrefix(): string {
-  return `lattice-test:${newId()}:`;
-}
 
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys: string[] = [];

@@ -2,7 +2,7 @@
 // way an edge does, and waits for announcements.
 import { createLogger, type Environment } from '@lattice/core';
 import { closeRedis, createRedis, keyChangesChannel } from '@lattice/redis';
-import type { TestManagement } from './test-harness.ts';
+import type { TestManagement } from './test-management.ts';
 
 export interface KeyChangeMessage {
   channel: string;

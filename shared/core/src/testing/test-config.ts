@@ -1,8 +1,8 @@
-// Test configuration: the harness is a composition root, so this is one of the few places that
-// reads process.env. Every test works in the `lattice_test` database on the configured server
-// and uses unique names, so tests never see each other's topics, keys or products.
-import { randomBytes } from 'node:crypto';
-import { type ConfigOverrides, type LatticeConfig, loadConfig } from '@lattice/core';
+// Test configuration: the test suite is a composition root, so this is one of the few places
+// that reads process.env. Every test works in the `lattice_test` database on the configured
+// server and uses unique names (uniqueName), so tests never see each other's topics, keys or
+// products.
+import { type ConfigOverrides, type LatticeConfig, loadConfig } from '../config.ts';
 
 export const TEST_DATABASE = 'lattice_test';
 
@@ -26,22 +26,4 @@ export function testConfig(overrides: ConfigOverrides = {}): LatticeConfig {
     rateLimitRedisTimeoutMs: 5000,
     ...overrides,
   });
-}
-
-let counter = 0;
-
-/**
- * A name no other test, run or process uses: valid as a Kafka topic (letters, digits, . _ -),
- * a Redis key part and a product name. Lowercase, prefix first so logs stay readable.
- */
-export function uniqueName(prefix: string): string {
-  counter += 1;
-  const parts = [
-    prefix,
-    process.pid.toString(36),
-    Date.now().toString(36),
-    counter.toString(36),
-    randomBytes(3).toString('hex'),
-  ];
-  return parts.join('-').toLowerCase();
 }

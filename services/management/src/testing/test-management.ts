@@ -1,7 +1,8 @@
 // Integration-test setup shared by this service's *.int.test.ts files (and the management
 // integration tests under test/integration): a migrated test database, a real Redis with a key
 // prefix of its own, a real listening management server, and products made through bootstrap.
-import { createLogger, type ErrorBody, type LatticeConfig, type Logger } from '@lattice/core';
+import type { ErrorBody, LatticeConfig } from '@lattice/core';
+import { type CapturedLogs, captureLogs, testConfig, uniqueName } from '@lattice/core/testing';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import { closeRedis, createRedis } from '@lattice/redis';
 import {
@@ -16,9 +17,8 @@ import {
   migrateLatest,
 } from '@lattice/store';
 import { Registry } from 'prom-client';
-import { testConfig, uniqueName } from '../../../test/support/env.ts';
-import { buildManagementApp, type ManagementDeps } from './app.ts';
-import { type RunningManagement, startManagement } from './server.ts';
+import { buildManagementApp, type ManagementDeps } from '../app.ts';
+import { type RunningManagement, startManagement } from '../server.ts';
 
 export interface TestManagement {
   config: LatticeConfig;
@@ -29,7 +29,8 @@ export interface TestManagement {
   routes: RouteDef[];
   openApi: OpenApiDocument;
   registry: Registry;
-  logLines: string[];
+  /** Everything the server logged, down to debug. */
+  logs: CapturedLogs;
   newProduct(label?: string, opts?: { verifiedDomain?: string }): Promise<BootstrapResult & { name: string }>;
   /** A further member of the product, and a token of theirs. */
   newMember(productId: string, role: MemberRole): Promise<{ memberId: string; token: string }>;
@@ -50,12 +51,8 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
     redisKeyPrefix: `${uniqueName('mgmt')}:`,
     ...(opts.redisUrl ? { redisUrl: opts.redisUrl } : {}),
   });
-  const logLines: string[] = [];
-  const logger: Logger = createLogger({
-    name: 'management-test',
-    level: 'debug',
-    destination: { write: (line: string) => logLines.push(line) },
-  });
+  const logs = captureLogs({ name: 'management-test', level: 'debug' });
+  const { logger } = logs;
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
   await migrateLatest(db, logger);
   const redis = createRedis({ url: config.redisUrl, logger, name: 'management-test' });
@@ -71,7 +68,7 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
     routes,
     openApi,
     registry,
-    logLines,
+    logs,
     async newProduct(label = 'mgmt', opts = {}) {
       const name = uniqueName(label);
       return { name, ...(await bootstrapProduct(db, { name, ...opts })) };

@@ -1,4 +1,4 @@
-// Integration-test helper (not exported): a TCP pass-through to Redis that a test can take down
+// Integration tests: a TCP pass-through to Redis that a test can take down
 // and bring back on the same port, to produce a real outage without touching the shared server.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 

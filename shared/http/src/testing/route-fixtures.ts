@@ -1,14 +1,14 @@
-// Route table and schemas used by this package's unit tests (not part of the public surface).
+// Route table and schemas used by this package's unit tests (not in `@lattice/http/testing`).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiError } from '@lattice/core';
-import type { Authenticator, RouteDef } from './route-def.ts';
+import type { Authenticator, RouteDef } from '../route-def.ts';
 import {
   createSchemaRegistry,
   HTTP_SCHEMAS_DIR,
   type JsonSchema,
   type SchemaRegistry,
-} from './schema-registry.ts';
+} from '../schema-registry.ts';
 
 export const errorBodySchema = JSON.parse(
   readFileSync(path.join(HTTP_SCHEMAS_DIR, 'error-body.json'), 'utf8'),

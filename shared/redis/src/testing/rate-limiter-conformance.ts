@@ -3,7 +3,7 @@
 // hit to the millisecond.
 import { type Clock, ManualClock } from '@lattice/core';
 import { expect } from 'chai';
-import type { FixedWindowPolicy, RateLimiter } from './rate-limiter.ts';
+import type { FixedWindowPolicy, RateLimiter } from '../rate-limiter.ts';
 
 export type RateLimiterFactory = (deps: {
   policy: FixedWindowPolicy;

@@ -1,0 +1,7 @@
+// Test support (`@lattice/core/testing`), never imported by production code: test
+// configuration, unique names, captured logs and the test run's log file.
+export type { CapturedLogs, LogLine } from './testing/log-capture.ts';
+export { captureLogs, LEVEL } from './testing/log-capture.ts';
+export { logToFile, noteInTestLog, writeToTestLog } from './testing/log-file.ts';
+export { TEST_DATABASE, testConfig, testDatabaseUrl } from './testing/test-config.ts';
+export { uniqueName } from './testing/unique-name.ts';
