@@ -5,7 +5,10 @@ export interface Clock {
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
-/** A clock that only moves when told to; for unit tests of pure logic. */
+/**
+ * A clock that only moves when told to; for unit tests of pure logic. Logic with timers is tested
+ * with ManualScheduler (`@lattice/core/testing`), which extends this one.
+ */
 export class ManualClock implements Clock {
   private ms: number;
   constructor(startMs = 0) {

@@ -10,6 +10,8 @@ export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.
 export { isUuid, newId } from './ids.ts';
 export type { Logger, LogLevel } from './logger.ts';
 export { createLogger } from './logger.ts';
+export type { Scheduler, Timer, TimerOptions } from './scheduler.ts';
+export { systemScheduler } from './scheduler.ts';
 export {
   constantTimeEqual,
   mintSecret,
