@@ -10,6 +10,8 @@ export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.
 export { isUuid, newId } from './ids.ts';
 export type { Logger, LogLevel } from './logger.ts';
 export { createLogger } from './logger.ts';
+export type { RetryOptions } from './retry.ts';
+export { retryWithBackoff } from './retry.ts';
 export type { Scheduler, Timer, TimerOptions } from './scheduler.ts';
 export { systemScheduler } from './scheduler.ts';
 export {
@@ -21,3 +23,5 @@ export {
   sha256HexEqual,
   visiblePart,
 } from './secrets.ts';
+export type { KeyedTurnBatcher, TurnBatcher, TurnBatcherOptions, TurnBoundary } from './turn-batcher.ts';
+export { createKeyedTurnBatcher, createTurnBatcher } from './turn-batcher.ts';
