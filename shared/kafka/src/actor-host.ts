@@ -190,7 +190,8 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       queue = fresh.slice(chunk.length);
     }
 
-    // Each chunk retries from the first backoff step: a failure after progress is a new one.
+    // Backoff counts the failures in a row of one chunk: it starts over after progress (a chunk
+    // applied, or a terminal failure dealt with).
     while (queue.length > 0) {
       try {
         await retryWithBackoff(applyNext, {
