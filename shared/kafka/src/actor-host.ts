@@ -30,8 +30,8 @@ import type { Registry } from 'prom-client';
 import { type ActorKind, type ActorRecord, isReplay } from './actor.ts';
 import { ActorCache } from './actor-cache.ts';
 import { type ActorHostMetrics, actorHostMetrics } from './actor-metrics.ts';
-import { type Codec, CodecError } from './codec.ts';
-import type { DeadLetter, DeadLetterSink } from './dead-letters.ts';
+import type { Codec } from './codec.ts';
+import { type DeadLetter, type DeadLetterSink, sendDeadLetter } from './dead-letters.ts';
 
 export interface ActorHostOptions<C> {
   kafka: Kafka;
@@ -67,11 +67,6 @@ export interface ActorHost {
 
 /** Thrown inside a batch when the batch must be left for the partition's next owner. */
 class Abandoned extends Error {}
-
-/** Kafka refuses some records for good (e.g. MESSAGE_TOO_LARGE); retrying them cannot help. */
-function isPermanentSendError(err: unknown): boolean {
-  return err instanceof CodecError || (err as { retriable?: boolean } | null)?.retriable === false;
-}
 
 export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const log = opts.logger.child({ component: 'actor-host', topic: opts.topic, group: opts.groupId });
@@ -112,14 +107,14 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     }
   });
 
-  /** Sends a letter, retrying transient failures; a letter Kafka refuses for good is sent without the value. */
+  /** Sends a letter, retrying transient failures until it is sent or the batch is abandoned. */
   async function deadLetter(
     m: KafkaMessage,
     partition: number,
     err: unknown,
     alive: () => boolean,
   ): Promise<void> {
-    let letter: DeadLetter = {
+    const letter: DeadLetter = {
       source_topic: opts.topic,
       source_partition: partition,
       source_offset: m.offset,
@@ -128,25 +123,16 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       error: errorMessage(err),
       failed_at_ms: scheduler.nowMs(),
     };
-    await retryWithBackoff(() => opts.deadLetters.send(letter), {
+    const sent = await sendDeadLetter(opts.deadLetters, letter, {
       scheduler,
       backoff: retry,
       beforeRetry(sendErr, attempt) {
-        if (letter.value !== null && isPermanentSendError(sendErr)) {
-          letter = {
-            ...letter,
-            value: null,
-            error: `${letter.error} (value dropped: ${errorMessage(sendErr)})`,
-          };
-          return 0;
-        }
         log.warn({ err: sendErr, attempt }, 'dead-letter send failed; retrying');
         if (!alive()) throw new Abandoned();
-        return undefined;
       },
     });
     metrics.records.inc({ topic: opts.topic, outcome: 'dead_lettered' });
-    log.error({ partition, offset: m.offset, error: letter.error }, 'record dead-lettered');
+    log.error({ partition, offset: m.offset, error: sent.error }, 'record dead-lettered');
   }
 
   /**
