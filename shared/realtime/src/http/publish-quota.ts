@@ -115,11 +115,11 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     clock,
   });
   // Group counting: the publishes of one bucket asked for in the same event-loop turn (a keyed
-  // turn batcher) are taken
-  // with one consume(cost = k) (one script call, one Redis write) instead of k. The script
-  // takes all k or nothing, so it never counts past the hard limit; when the group does not fit,
-  // its publishes are counted one by one in arrival order, so exactly those that fit pass, as
-  // without grouping. Member j of an admitted group is answered as the (j+1)-th of the k.
+  // turn batcher) are taken with one consume(cost = k) (one script call, one Redis write) instead
+  // of k. The script takes all k or nothing, so it never counts past the hard limit; when the
+  // group does not fit, its publishes are counted one by one in arrival order, so exactly those
+  // that fit pass, as without grouping. Member j of an admitted group is answered as the
+  // (j+1)-th of the k.
   type Waiter = { resolve(r: RateLimitResult): void; reject(err: unknown): void };
 
   async function take(bucket: string, group: Waiter[]): Promise<void> {
