@@ -2,8 +2,8 @@
 // Retry-After in whole seconds ≥ 1 plus the RateLimit-Policy / RateLimit headers): both sides of
 // the bound, the client address behind trusted and untrusted proxies, separate counts per
 // environment, and a Redis outage answered by the local limiter (still limiting, never a 5xx).
-import { createLogger, ENVIRONMENTS, ManualClock } from '@lattice/core';
-import { uniqueName } from '@lattice/core/testing';
+import { createLogger, ENVIRONMENTS } from '@lattice/core';
+import { ManualClock, uniqueName } from '@lattice/core/testing';
 import type { RunningEdge } from '@lattice/edge';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { expect } from 'chai';

@@ -3,7 +3,8 @@
 // 501 after their checks, malformed input a 4xx with the error body (never a 5xx), and nothing
 // in any answer telling the two environments apart.
 import { connect } from 'node:net';
-import { ENVIRONMENTS, type Environment, ManualClock } from '@lattice/core';
+import { ENVIRONMENTS, type Environment } from '@lattice/core';
+import { ManualClock } from '@lattice/core/testing';
 import type { RunningEdge } from '@lattice/edge';
 import { expect } from 'chai';
 import {

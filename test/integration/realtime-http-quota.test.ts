@@ -2,8 +2,7 @@
 // limit is refused, 429 with Retry-After = whole seconds until the window rolls, plus RateLimit
 // headers), with a deployment's small numbers and at the real default of 1100 per window; and
 // the edge's per-IP limit applying beside it. A manual clock holds the window still.
-import { ManualClock } from '@lattice/core';
-import { noteInTestLog } from '@lattice/core/testing';
+import { ManualClock, noteInTestLog } from '@lattice/core/testing';
 import { expect } from 'chai';
 import {
   type Answer,

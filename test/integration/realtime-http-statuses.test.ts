@@ -1,7 +1,7 @@
 // Every status of the spec's "Realtime HTTP statuses" table, through both surfaces: the public
 // edge with a real public key, and the management API with an owner token and with an rtk_ key.
 // Each answer carries the platform's error body, and the surfaces agree on status and code.
-import { ManualClock } from '@lattice/core';
+import { ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import {
   type Answer,

@@ -2,7 +2,7 @@
 // registered actor kind. Kinds arrive with their toolkits (channel actors, webhook endpoint
 // actors, the mail sender); each declares its topic, codec and consumer group.
 
-import type { LatticeConfig, Logger } from '@lattice/core';
+import { type LatticeConfig, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
 import {
   type ActorHost,
   type ActorKind,
@@ -36,6 +36,8 @@ export interface ActorsRoleOptions {
   kinds: ActorKindRegistration<any>[];
   /** Maintenance run beside the hosts (e.g. `realtimeJobs(...)`); none by default. */
   jobs?: PeriodicJob[];
+  /** Retry waits of the hosts and the jobs' timers. Default systemScheduler. */
+  scheduler?: Scheduler;
 }
 
 export interface ActorsRole {
@@ -71,6 +73,7 @@ export async function createCatalogTopics(
 
 export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRole> {
   const { config, kafka, logger } = opts;
+  const scheduler = opts.scheduler ?? systemScheduler;
   await createCatalogTopics(config, kafka, logger);
   const producer = await createRecordProducer(kafka);
   const deadLetters = createKafkaDeadLetterSink(
@@ -90,11 +93,17 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       deadLetters,
       logger,
       registry: opts.registry,
+      scheduler,
     });
     await host.start();
     hosts.push(host);
   }
-  const jobs = startPeriodicJobs(opts.jobs ?? [], { producer, topicPrefix: config.kafkaTopicPrefix }, logger);
+  const jobs = startPeriodicJobs(
+    opts.jobs ?? [],
+    { producer, topicPrefix: config.kafkaTopicPrefix },
+    logger,
+    scheduler,
+  );
   logger.info({ kinds: opts.kinds.map((k) => k.kind.name) }, 'actors role started');
   return {
     async stop() {

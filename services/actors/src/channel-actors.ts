@@ -1,6 +1,6 @@
 // The realtime part of the actors role: the channel actor kind on `realtime.channel-commands`,
 // and its maintenance jobs (history retention purge, presence expiry sweep).
-import { type Clock, type Logger, systemClock } from '@lattice/core';
+import { type Clock, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
 import { loadCodec, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import {
   type ChannelCommandRecord,
@@ -23,6 +23,8 @@ export interface ChannelActorRegistrationDeps {
   /** `config.redisKeyPrefix`: fan-out channels are `<prefix>rt:<product>:<env>:<channel>`. */
   redisKeyPrefix: string;
   clock?: Clock;
+  /** Waits between fan-out attempts. Default systemScheduler. */
+  scheduler?: Scheduler;
 }
 
 export function channelCommandCodec() {
@@ -40,7 +42,8 @@ export function channelActorRegistration(
       redis: deps.redis,
       namespaces: createPostgresNamespaceRepository(deps.db),
       logger: deps.logger,
-      clock: deps.clock ?? systemClock,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+      scheduler: deps.scheduler ?? systemScheduler,
       keyPrefix: deps.redisKeyPrefix,
     }),
   };

@@ -1,4 +1,5 @@
-import { createLogger, sleep } from '@lattice/core';
+import { createLogger } from '@lattice/core';
+import { ManualScheduler } from '@lattice/core/testing';
 import type { RecordProducer } from '@lattice/kafka';
 import { expect } from 'chai';
 import { startPeriodicJobs } from './periodic-jobs.ts';
@@ -8,10 +9,11 @@ const ctx = { producer: {} as RecordProducer, topicPrefix: 'p.' };
 
 describe('periodic jobs', () => {
   it('runs each job every interval without overlapping itself, survives failures, and stop waits for a run', async () => {
-    let runs = 0;
+    const scheduler = new ManualScheduler();
+    const slowStartsMs: number[] = [];
+    const failingStartsMs: number[] = [];
     let running = 0;
     let overlapped = false;
-    let failures = 0;
     const jobs = startPeriodicJobs(
       [
         {
@@ -20,8 +22,8 @@ describe('periodic jobs', () => {
           run: async () => {
             running++;
             overlapped ||= running > 1;
-            runs++;
-            await sleep(20);
+            slowStartsMs.push(scheduler.nowMs());
+            await scheduler.sleep(20);
             running--;
           },
         },
@@ -29,22 +31,35 @@ describe('periodic jobs', () => {
           name: 'failing',
           intervalMs: 5,
           run: async () => {
-            failures++;
+            failingStartsMs.push(scheduler.nowMs());
             throw new Error('boom');
           },
         },
       ],
       ctx,
       logger,
+      scheduler,
     );
-    await sleep(120);
-    await jobs.stop();
-    expect(running, 'stop waited for the run in progress').to.equal(0);
-    const after = runs;
-    await sleep(40);
-    expect(runs, 'nothing runs after stop').to.equal(after);
-    expect(runs).to.be.greaterThan(2);
-    expect(failures, 'a failing job keeps its schedule').to.be.greaterThan(2);
+    await scheduler.advanceAsync(120);
+    // The next turn is counted from the end of a run: 20 ms of work plus the 5 ms interval.
+    expect(slowStartsMs).to.deep.equal([5, 30, 55, 80, 105]);
     expect(overlapped).to.equal(false);
+    expect(failingStartsMs, 'a failing job keeps its schedule').to.deep.equal(
+      Array.from({ length: 24 }, (_, i) => 5 * (i + 1)),
+    );
+
+    let stopped = false;
+    const stopping = jobs.stop().then(() => {
+      stopped = true;
+    });
+    await scheduler.advanceAsync(4);
+    expect(stopped, 'stop waits for the run in progress (until 125)').to.equal(false);
+    await scheduler.advanceAsync(1);
+    await stopping;
+    expect(running).to.equal(0);
+    await scheduler.advanceAsync(1_000);
+    expect(slowStartsMs, 'nothing runs after stop').to.have.length(5);
+    expect(failingStartsMs).to.have.length(24);
+    expect(scheduler.pendingTimers()).to.equal(0);
   });
 });

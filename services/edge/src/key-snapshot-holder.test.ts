@@ -1,4 +1,5 @@
-import { createLogger, type Environment, ManualClock, sleep } from '@lattice/core';
+import { createLogger, type Environment } from '@lattice/core';
+import { ManualScheduler } from '@lattice/core/testing';
 import type { SnapshotKey } from '@lattice/keys';
 import { expect } from 'chai';
 import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
@@ -40,24 +41,16 @@ function fakeMetrics() {
   return { events, metrics };
 }
 
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(5);
-  }
-}
-
 describe('createKeySnapshotHolder', () => {
   it('has no snapshot before the first load, then loads active keys plus the last window of revoked ones', async () => {
-    const clock = new ManualClock(1_000_000);
+    const scheduler = new ManualScheduler(1_000_000);
     const fake = fakeKeys();
     const holder = createKeySnapshotHolder({
       environment: 'development',
       keys: fake.keys,
       refreshMs: 30_000,
       logger,
-      clock,
+      scheduler,
     });
     try {
       expect(holder.current()).to.equal(null);
@@ -73,6 +66,7 @@ describe('createKeySnapshotHolder', () => {
   });
 
   it('keeps the last good snapshot when a reload fails, counts it, and retries before the next period', async () => {
+    const scheduler = new ManualScheduler();
     const fake = fakeKeys();
     const { events, metrics } = fakeMetrics();
     const holder = createKeySnapshotHolder({
@@ -82,6 +76,7 @@ describe('createKeySnapshotHolder', () => {
       retryInitialMs: 20,
       logger,
       metrics,
+      scheduler,
     });
     try {
       await holder.start();
@@ -92,9 +87,12 @@ describe('createKeySnapshotHolder', () => {
       expect(await holder.reload()).to.equal(false);
       expect(holder.current()).to.equal(good);
       expect(events).to.deep.equal(['ok:start', 'fail:manual']);
-      // The retry comes after retryInitialMs, not after the 60 s period.
+      // The retry comes after retryInitialMs (20 ms ± 20 % jitter), not after the 60 s period.
       fake.answer(async () => [key(1), key(2)]);
-      await until(() => holder.generation() === 2);
+      await scheduler.advanceAsync(15);
+      expect(holder.generation()).to.equal(1);
+      await scheduler.advanceAsync(9);
+      expect(holder.generation()).to.equal(2);
       expect(holder.current()?.size).to.equal(2);
       expect(events.slice(2)).to.deep.equal(['ok:timer']);
     } finally {
@@ -103,6 +101,7 @@ describe('createKeySnapshotHolder', () => {
   });
 
   it('withholds a snapshot no load renewed for maxAgeMs (fail closed), and serves again after the next load', async () => {
+    const scheduler = new ManualScheduler();
     const fake = fakeKeys();
     const holder = createKeySnapshotHolder({
       environment: 'production',
@@ -111,25 +110,30 @@ describe('createKeySnapshotHolder', () => {
       retryInitialMs: 40,
       maxAgeMs: 400,
       logger,
+      scheduler,
     });
     try {
       await holder.start();
-      // Loads keep succeeding: the snapshot is renewed and never withheld, well past maxAgeMs.
-      await sleep(600);
+      // Loads keep succeeding (every 40 ms): the snapshot is renewed and never withheld, well
+      // past maxAgeMs.
+      await scheduler.advanceAsync(600);
       expect(holder.current()?.size).to.equal(1);
-      expect(holder.generation()).to.be.greaterThan(3);
+      expect(holder.generation()).to.equal(16);
+      expect(holder.current()?.loadedAtMs).to.equal(600);
       fake.answer(async () => {
         throw new Error('database unreachable');
       });
-      const failedFrom = holder.generation();
-      await sleep(60);
-      // Failed loads, the last good snapshot still served (younger than maxAgeMs).
-      expect(holder.generation()).to.equal(failedFrom);
+      // Failed loads (from 640), the last good snapshot still served until it is maxAgeMs old.
+      await scheduler.advanceAsync(399);
+      expect(fake.calls.length, 'loads were retried').to.be.greaterThan(16 + 5);
+      expect(holder.generation()).to.equal(16);
       expect(holder.current()?.size).to.equal(1);
-      await until(() => holder.current() === null);
+      await scheduler.advanceAsync(1);
+      expect(holder.current(), 'withheld at loadedAtMs + maxAgeMs').to.equal(null);
       expect(holder.lastLoaded()?.size, 'still there for the age metric').to.equal(1);
       fake.answer(async () => [key(1), key(2)]);
-      await until(() => holder.current() !== null);
+      // The retries are at most 40 ms + 20 % jitter apart.
+      await scheduler.advanceAsync(48);
       expect(holder.current()?.size).to.equal(2);
     } finally {
       holder.close();
@@ -137,6 +141,7 @@ describe('createKeySnapshotHolder', () => {
   });
 
   it('stays without a snapshot while the first loads fail, and retries until one succeeds', async () => {
+    const scheduler = new ManualScheduler();
     const fake = fakeKeys();
     let failures = 3;
     fake.answer(async () => {
@@ -149,11 +154,13 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 60_000,
       retryInitialMs: 5,
       logger,
+      scheduler,
     });
     try {
       await holder.start();
       expect(holder.current()).to.equal(null);
-      await until(() => holder.current() !== null);
+      // Retries after 5, 10 and 20 ms (± 20 % jitter): at most 42 ms.
+      await scheduler.advanceAsync(42);
       expect(holder.current()?.get('h7')?.id).to.equal('id-7');
       expect(fake.calls).to.have.length(4);
     } finally {
@@ -162,25 +169,31 @@ describe('createKeySnapshotHolder', () => {
   });
 
   it('refreshes every refreshMs', async () => {
+    const scheduler = new ManualScheduler();
     const fake = fakeKeys();
     const holder = createKeySnapshotHolder({
       environment: 'production',
       keys: fake.keys,
       refreshMs: 20,
       logger,
+      scheduler,
     });
     try {
       await holder.start();
-      await until(() => holder.generation() >= 4);
+      await scheduler.advanceAsync(19);
+      expect(holder.generation()).to.equal(1);
+      await scheduler.advanceAsync(61);
+      expect(holder.generation()).to.equal(5);
     } finally {
       holder.close();
     }
-    const generation = holder.generation();
-    await sleep(60);
-    expect(holder.generation(), 'no load after close').to.equal(generation);
+    await scheduler.advanceAsync(60);
+    expect(holder.generation(), 'no load after close').to.equal(5);
+    expect(scheduler.pendingTimers()).to.equal(0);
   });
 
   it('turns a burst of change notifications into one load', async () => {
+    const scheduler = new ManualScheduler();
     const fake = fakeKeys();
     const { events, metrics } = fakeMetrics();
     const holder = createKeySnapshotHolder({
@@ -190,12 +203,17 @@ describe('createKeySnapshotHolder', () => {
       debounceMs: 20,
       logger,
       metrics,
+      scheduler,
     });
     try {
       await holder.start();
       for (let i = 0; i < 10; i++) holder.requestReload();
-      await until(() => holder.generation() === 2);
-      await sleep(60);
+      await scheduler.advanceAsync(19);
+      expect(holder.generation()).to.equal(1);
+      // Counted from the first notification of the burst.
+      await scheduler.advanceAsync(1);
+      expect(holder.generation()).to.equal(2);
+      await scheduler.advanceAsync(60);
       expect(events).to.deep.equal(['ok:start', 'ok:notification']);
     } finally {
       holder.close();
@@ -203,12 +221,14 @@ describe('createKeySnapshotHolder', () => {
   });
 
   it('follows a running load with exactly one more when reloads are asked for meanwhile', async () => {
+    const scheduler = new ManualScheduler();
     const fake = fakeKeys();
     const holder = createKeySnapshotHolder({
       environment: 'production',
       keys: fake.keys,
       refreshMs: 60_000,
       logger,
+      scheduler,
     });
     try {
       await holder.start();
@@ -220,7 +240,8 @@ describe('createKeySnapshotHolder', () => {
       expect(second).to.equal(third);
       release();
       expect(await first).to.equal(true);
-      await until(() => fake.calls.length === 3);
+      await scheduler.settle();
+      expect(fake.calls).to.have.length(3);
       release();
       expect(await second).to.equal(true);
       expect(fake.calls).to.have.length(3);
@@ -231,8 +252,9 @@ describe('createKeySnapshotHolder', () => {
   });
 
   it('applies only the changed rows between full loads, and drops keys revoked past their window', async () => {
-    const clock = new ManualClock(1_000_000);
+    const scheduler = new ManualScheduler(1_000_000);
     const calls: Array<{ since: Date | null; revokedAfter: Date }> = [];
+    const callsAtMs: number[] = [];
     let answer: SnapshotKey[] = [key(1), key(2), { ...key(3), revokedAtMs: 990_000 }];
     let dbNowMs = 5_000_000;
     const keys = {
@@ -241,6 +263,7 @@ describe('createKeySnapshotHolder', () => {
       },
       async changedSince(_environment: Environment, since: Date | null, revokedAfter: Date) {
         calls.push({ since, revokedAfter });
+        callsAtMs.push(scheduler.nowMs());
         return { keys: answer, asOf: new Date(dbNowMs) };
       },
     };
@@ -250,7 +273,7 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 30_000,
       fullReloadMs: 600_000,
       logger,
-      clock,
+      scheduler,
     });
     try {
       await holder.start();
@@ -258,15 +281,16 @@ describe('createKeySnapshotHolder', () => {
       expect(first?.size).to.equal(3);
       expect(calls[0]).to.deep.equal({ since: null, revokedAfter: new Date(970_000) });
 
-      // Incremental: a new key, a revoked one, a scope change; key 3's window has passed.
-      clock.advance(30_000);
-      dbNowMs += 30_000;
+      // The refresh a window later is incremental: a new key, a revoked one, a scope change;
+      // key 3's window has passed.
       answer = [
         key(4),
         { ...key(1), revokedAtMs: 1_029_000 },
         { ...key(2), scope: { kind: 'toolkit', toolkit: 'mail' } },
       ];
-      await holder.reload();
+      dbNowMs += 30_000;
+      await scheduler.advanceAsync(30_000);
+      expect(callsAtMs).to.deep.equal([1_000_000, 1_030_000]);
       expect(calls[1]?.since).to.deep.equal(new Date(5_000_000 - 60_000));
       const second = holder.current();
       expect(second).to.not.equal(first);
@@ -278,19 +302,19 @@ describe('createKeySnapshotHolder', () => {
       expect(second?.size).to.equal(3);
 
       // Nothing changed, but key 1's window has passed: evicted.
-      clock.advance(30_000);
-      dbNowMs += 30_000;
       answer = [];
-      await holder.reload();
+      dbNowMs += 30_000;
+      await scheduler.advanceAsync(30_000);
       expect(calls[2]?.since).to.deep.equal(new Date(5_030_000 - 60_000));
       expect(holder.current()?.get('h1')).to.equal(undefined);
       expect(holder.current()?.size).to.equal(2);
 
-      // A full load after fullReloadMs replaces everything.
-      clock.advance(600_000);
+      // The first full load since the start comes fullReloadMs after it, and replaces everything.
       answer = [key(9)];
-      await holder.reload();
-      expect(calls[3]?.since).to.equal(null);
+      await scheduler.advanceAsync(540_000);
+      const fullAtMs = callsAtMs.filter((_, i) => calls[i]?.since === null);
+      expect(fullAtMs).to.deep.equal([1_000_000, 1_600_000]);
+      expect(callsAtMs.at(-1)).to.equal(1_600_000);
       expect(holder.current()?.size).to.equal(1);
       expect(holder.current()?.get('h9')?.id).to.equal('id-9');
     } finally {

@@ -20,7 +20,9 @@ import {
   type Environment,
   errorMessage,
   type Logger,
-  systemClock,
+  type Scheduler,
+  systemScheduler,
+  type Timer,
 } from '@lattice/core';
 import type { KeySnapshot, PublicKeyRepository, SnapshotKey } from '@lattice/keys';
 import { type EdgeMetrics, NO_EDGE_METRICS, type ReloadTrigger } from './edge-metrics.ts';
@@ -34,7 +36,10 @@ export interface KeySnapshotHolderOptions {
   refreshMs: number;
   logger: Logger;
   metrics?: EdgeMetrics;
+  /** Default: the scheduler. */
   clock?: Clock;
+  /** Runs the refresh, retry, debounce and expiry timers. Default systemScheduler. */
+  scheduler?: Scheduler;
   /** Quiet time after a change notification before loading. Default 50. */
   debounceMs?: number;
   /** First retry delay after a failed load; doubles up to refreshMs. Default 250. */
@@ -56,13 +61,16 @@ export interface KeySnapshotHolderOptions {
  */
 const CHANGE_MARGIN_MS = 60_000;
 
+const UNREF = { unref: true };
+
 function snapshotOf(byHash: Map<string, SnapshotKey>, loadedAtMs: number): KeySnapshot {
   return { loadedAtMs, size: byHash.size, get: (hash) => byHash.get(hash) };
 }
 
 export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnapshotHolder {
   const { environment, keys, refreshMs } = opts;
-  const clock = opts.clock ?? systemClock;
+  const scheduler = opts.scheduler ?? systemScheduler;
+  const clock = opts.clock ?? scheduler;
   const metrics = opts.metrics ?? NO_EDGE_METRICS;
   const debounceMs = opts.debounceMs ?? 50;
   const fullReloadMs = opts.fullReloadMs ?? 600_000;
@@ -85,26 +93,25 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   let generation = 0;
   let failuresInRow = 0;
   let closed = false;
-  let refreshTimer: NodeJS.Timeout | undefined;
-  let debounceTimer: NodeJS.Timeout | null = null;
-  let expiryTimer: NodeJS.Timeout | undefined;
+  let refreshTimer: Timer | undefined;
+  let debounceTimer: Timer | null = null;
+  let expiryTimer: Timer | undefined;
   let running: Promise<boolean> | null = null;
   let queued: Promise<boolean> | null = null;
 
   function schedule(delayMs: number): void {
-    clearTimeout(refreshTimer);
+    scheduler.clearTimer(refreshTimer);
     if (closed) return;
-    refreshTimer = setTimeout(() => void reload('timer'), delayMs);
     // The HTTP server keeps the process alive; a pending refresh must not.
-    refreshTimer.unref();
+    refreshTimer = scheduler.setTimeout(() => void reload('timer'), delayMs, UNREF);
   }
 
   /** Withholds the snapshot once it is maxAgeMs old, unless a load succeeds before. */
   function armExpiry(loaded: KeySnapshot): void {
     const { maxAgeMs } = opts;
     if (maxAgeMs === undefined) return;
-    clearTimeout(expiryTimer);
-    expiryTimer = setTimeout(
+    scheduler.clearTimer(expiryTimer);
+    expiryTimer = scheduler.setTimeout(
       () => {
         if (snapshot !== loaded) return;
         snapshot = null;
@@ -114,8 +121,8 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
         );
       },
       Math.max(0, maxAgeMs - (clock.nowMs() - loaded.loadedAtMs)),
+      UNREF,
     );
-    expiryTimer.unref();
   }
 
   async function loadOnce(trigger: ReloadTrigger): Promise<boolean> {
@@ -215,17 +222,20 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
       // Counted from the first notification of a burst, not the last: a steady stream of changes
       // must not postpone the load indefinitely. Later ones queue behind the running load.
       if (closed || debounceTimer) return;
-      debounceTimer = setTimeout(() => {
-        debounceTimer = null;
-        void reload('notification');
-      }, debounceMs);
-      debounceTimer.unref();
+      debounceTimer = scheduler.setTimeout(
+        () => {
+          debounceTimer = null;
+          void reload('notification');
+        },
+        debounceMs,
+        UNREF,
+      );
     },
     close() {
       closed = true;
-      clearTimeout(refreshTimer);
-      clearTimeout(expiryTimer);
-      if (debounceTimer) clearTimeout(debounceTimer);
+      scheduler.clearTimer(refreshTimer);
+      scheduler.clearTimer(expiryTimer);
+      if (debounceTimer) scheduler.clearTimer(debounceTimer);
     },
   };
 }

@@ -5,23 +5,6 @@ export interface Clock {
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
-/** A clock that only moves when told to; for unit tests of pure logic. */
-export class ManualClock implements Clock {
-  private ms: number;
-  constructor(startMs = 0) {
-    this.ms = startMs;
-  }
-  nowMs(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-  set(ms: number): void {
-    this.ms = ms;
-  }
-}
-
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);

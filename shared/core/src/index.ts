@@ -1,7 +1,7 @@
 export type { BackoffOptions } from './backoff.ts';
 export { backoffDelayMs, jitter, scheduledDelayMs } from './backoff.ts';
 export type { Clock } from './clock.ts';
-export { ManualClock, sleep, systemClock } from './clock.ts';
+export { sleep, systemClock } from './clock.ts';
 export { forEachConcurrent } from './concurrency.ts';
 export type { ConfigOverrides, Environment, LatticeConfig, PublishQuotaSettings } from './config.ts';
 export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';
@@ -10,6 +10,10 @@ export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.
 export { isUuid, newId } from './ids.ts';
 export type { Logger, LogLevel } from './logger.ts';
 export { createLogger } from './logger.ts';
+export type { RetryOptions } from './retry.ts';
+export { retryWithBackoff } from './retry.ts';
+export type { Scheduler, Timer, TimerOptions } from './scheduler.ts';
+export { systemScheduler } from './scheduler.ts';
 export {
   constantTimeEqual,
   mintSecret,
@@ -19,3 +23,5 @@ export {
   sha256HexEqual,
   visiblePart,
 } from './secrets.ts';
+export type { KeyedTurnBatcher, TurnBatcher, TurnBatcherOptions, TurnBoundary } from './turn-batcher.ts';
+export { createKeyedTurnBatcher, createTurnBatcher } from './turn-batcher.ts';

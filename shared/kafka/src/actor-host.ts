@@ -16,12 +16,13 @@
 import { performance } from 'node:perf_hooks';
 import {
   type BackoffOptions,
-  backoffDelayMs,
   errorMessage,
   forEachConcurrent,
   type Logger,
   RetryableError,
-  sleep,
+  retryWithBackoff,
+  type Scheduler,
+  systemScheduler,
   TerminalError,
 } from '@lattice/core';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
@@ -29,8 +30,8 @@ import type { Registry } from 'prom-client';
 import { type ActorKind, type ActorRecord, isReplay } from './actor.ts';
 import { ActorCache } from './actor-cache.ts';
 import { type ActorHostMetrics, actorHostMetrics } from './actor-metrics.ts';
-import { type Codec, CodecError } from './codec.ts';
-import type { DeadLetter, DeadLetterSink } from './dead-letters.ts';
+import type { Codec } from './codec.ts';
+import { type DeadLetter, type DeadLetterSink, sendDeadLetter } from './dead-letters.ts';
 
 export interface ActorHostOptions<C> {
   kafka: Kafka;
@@ -50,6 +51,8 @@ export interface ActorHostOptions<C> {
   /** Longest a fetch waits for records; also bounds the heartbeat gap of an idle member. */
   maxWaitTimeMs?: number;
   retry?: BackoffOptions;
+  /** Retry waits, the heartbeat pump and dead letters' failed_at_ms. Default systemScheduler. */
+  scheduler?: Scheduler;
   /** Called with this member's partitions after every group join. */
   onAssignment?: (partitions: number[]) => void;
 }
@@ -65,17 +68,13 @@ export interface ActorHost {
 /** Thrown inside a batch when the batch must be left for the partition's next owner. */
 class Abandoned extends Error {}
 
-/** Kafka refuses some records for good (e.g. MESSAGE_TOO_LARGE); retrying them cannot help. */
-function isPermanentSendError(err: unknown): boolean {
-  return err instanceof CodecError || (err as { retriable?: boolean } | null)?.retriable === false;
-}
-
 export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const log = opts.logger.child({ component: 'actor-host', topic: opts.topic, group: opts.groupId });
   const metrics: ActorHostMetrics = actorHostMetrics(opts.registry);
   const keyConcurrency = opts.keyConcurrency ?? 16;
   const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 3_000;
   const retry = opts.retry ?? { initialMs: 100, maxMs: 10_000, jitterRatio: 0.2 };
+  const scheduler = opts.scheduler ?? systemScheduler;
   const consumer: Consumer = opts.kafka.consumer({
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
@@ -108,42 +107,32 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     }
   });
 
-  /** Sends a letter, retrying transient failures; a letter Kafka refuses for good is sent without the value. */
+  /** Sends a letter, retrying transient failures until it is sent or the batch is abandoned. */
   async function deadLetter(
     m: KafkaMessage,
     partition: number,
     err: unknown,
     alive: () => boolean,
   ): Promise<void> {
-    let letter: DeadLetter = {
+    const letter: DeadLetter = {
       source_topic: opts.topic,
       source_partition: partition,
       source_offset: m.offset,
       key: m.key?.toString('utf8') ?? null,
       value: m.value ?? null,
       error: errorMessage(err),
-      failed_at_ms: Date.now(),
+      failed_at_ms: scheduler.nowMs(),
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await opts.deadLetters.send(letter);
-        metrics.records.inc({ topic: opts.topic, outcome: 'dead_lettered' });
-        log.error({ partition, offset: m.offset, error: letter.error }, 'record dead-lettered');
-        return;
-      } catch (sendErr) {
-        if (letter.value !== null && isPermanentSendError(sendErr)) {
-          letter = {
-            ...letter,
-            value: null,
-            error: `${letter.error} (value dropped: ${errorMessage(sendErr)})`,
-          };
-          continue;
-        }
+    const sent = await sendDeadLetter(opts.deadLetters, letter, {
+      scheduler,
+      backoff: retry,
+      beforeRetry(sendErr, attempt) {
         log.warn({ err: sendErr, attempt }, 'dead-letter send failed; retrying');
         if (!alive()) throw new Abandoned();
-        await sleep(backoffDelayMs(attempt, retry));
-      }
-    }
+      },
+    });
+    metrics.records.inc({ topic: opts.topic, outcome: 'dead_lettered' });
+    log.error({ partition, offset: m.offset, error: sent.error }, 'record dead-lettered');
   }
 
   /**
@@ -161,49 +150,63 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     let reload = false;
     // After a terminal failure, records go one at a time so only the poison one is dead-lettered.
     let oneAtATime = false;
-    for (let attempt = 0; queue.length > 0; ) {
+    let chunk: ActorRecord<C>[] = [];
+
+    /** Applies the next chunk of the queue (all of it unless oneAtATime). */
+    async function applyNext(): Promise<void> {
       if (!alive()) throw new Abandoned();
-      let chunk: ActorRecord<C>[] = [];
+      chunk = [];
+      const generation = actors.currentGeneration();
+      let actor = reload ? undefined : actors.get(partition, key);
+      if (!actor) {
+        actor = await opts.kind.load(key, partition);
+        actors.set(partition, key, actor, generation);
+      }
+      reload = false;
+      const applied = actor.applied();
+      const fresh = queue.filter((r) => !isReplay(applied, r));
+      metrics.records.inc({ topic: opts.topic, outcome: 'replay_skipped' }, queue.length - fresh.length);
+      if (fresh.length === 0) {
+        queue = [];
+        return;
+      }
+      chunk = oneAtATime ? fresh.slice(0, 1) : fresh;
+      await actor.handle(chunk);
+      metrics.records.inc({ topic: opts.topic, outcome: 'applied' }, chunk.length);
+      queue = fresh.slice(chunk.length);
+    }
+
+    // Backoff counts the failures in a row of one chunk: it starts over after progress (a chunk
+    // applied, or a terminal failure dealt with).
+    while (queue.length > 0) {
       try {
-        const generation = actors.currentGeneration();
-        let actor = reload ? undefined : actors.get(partition, key);
-        if (!actor) {
-          actor = await opts.kind.load(key, partition);
-          actors.set(partition, key, actor, generation);
-        }
-        reload = false;
-        const applied = actor.applied();
-        const fresh = queue.filter((r) => !isReplay(applied, r));
-        metrics.records.inc({ topic: opts.topic, outcome: 'replay_skipped' }, queue.length - fresh.length);
-        if (fresh.length === 0) return;
-        chunk = oneAtATime ? fresh.slice(0, 1) : fresh;
-        await actor.handle(chunk);
-        metrics.records.inc({ topic: opts.topic, outcome: 'applied' }, chunk.length);
-        queue = fresh.slice(chunk.length);
-        attempt = 0;
+        await retryWithBackoff(applyNext, {
+          scheduler,
+          backoff: retry,
+          beforeRetry(err, attempt, backoffMs) {
+            // A failed load or handle may leave the in-memory actor half-updated: reload it.
+            reload = true;
+            if (err instanceof TerminalError || err instanceof Abandoned) throw err;
+            metrics.handlerErrors.inc({ topic: opts.topic, kind: 'retryable' });
+            if (!alive()) throw new Abandoned();
+            const hintMs = err instanceof RetryableError ? err.retryAfterMs : 0;
+            const delayMs = Math.max(hintMs, backoffMs);
+            log.warn({ err, key, partition, attempt, delayMs }, 'actor failed; retrying');
+            return delayMs;
+          },
+        });
       } catch (err) {
-        // A failed load or handle may leave the in-memory actor half-updated: reload it.
-        reload = true;
-        if (err instanceof TerminalError) {
-          metrics.handlerErrors.inc({ topic: opts.topic, kind: 'terminal' });
-          if (chunk.length > 1) {
-            oneAtATime = true;
-            continue;
-          }
-          // One record refused for good, or the key's state cannot be loaded at all.
-          const poison = chunk.length === 1 ? chunk : queue;
-          for (const r of poison) await deadLetter(raw.get(r.offset)!, partition, err, alive);
-          const last = poison[poison.length - 1]!.offset;
-          queue = queue.filter((r) => r.offset > last);
+        if (!(err instanceof TerminalError)) throw err;
+        metrics.handlerErrors.inc({ topic: opts.topic, kind: 'terminal' });
+        if (chunk.length > 1) {
+          oneAtATime = true;
           continue;
         }
-        attempt++;
-        metrics.handlerErrors.inc({ topic: opts.topic, kind: 'retryable' });
-        if (!alive()) throw new Abandoned();
-        const hintMs = err instanceof RetryableError ? err.retryAfterMs : 0;
-        const delayMs = Math.max(hintMs, backoffDelayMs(attempt, retry));
-        log.warn({ err, key, partition, attempt, delayMs }, 'actor failed; retrying');
-        await sleep(delayMs);
+        // One record refused for good, or the key's state cannot be loaded at all.
+        const poison = chunk.length === 1 ? chunk : queue;
+        for (const r of poison) await deadLetter(raw.get(r.offset)!, partition, err, alive);
+        const last = poison[poison.length - 1]!.offset;
+        queue = queue.filter((r) => r.offset > last);
       }
     }
   }
@@ -224,7 +227,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
 
     // Heartbeat for as long as the batch is in flight (kafkajs only heartbeats between batches);
     // a refused heartbeat means a rebalance is under way and the batch must wind down.
-    const pump = setInterval(() => {
+    const pump = scheduler.setInterval(() => {
       metrics.batchAge.set(labels, (performance.now() - startedAt) / 1000);
       payload.heartbeat().catch((err: unknown) => {
         rebalanceError ??= err;
@@ -301,7 +304,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       metrics.lag.set(labels, Number(batch.offsetLag()));
       metrics.batchSeconds.observe({ topic: batch.topic }, (performance.now() - startedAt) / 1000);
     } finally {
-      clearInterval(pump);
+      scheduler.clearTimer(pump);
       metrics.batchAge.set(labels, 0);
     }
   }

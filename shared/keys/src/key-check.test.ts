@@ -1,4 +1,5 @@
-import { ManualClock, sha256Hex } from '@lattice/core';
+import { sha256Hex } from '@lattice/core';
+import { ManualClock } from '@lattice/core/testing';
 import { PUBLIC_ROUTES } from '@lattice/http';
 import { expect } from 'chai';
 import { checkPublicKey, createKeySnapshot, type KeyCheckInput, type SnapshotKey } from './key-check.ts';

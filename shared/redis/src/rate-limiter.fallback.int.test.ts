@@ -1,5 +1,4 @@
-import { ManualClock } from '@lattice/core';
-import { type CapturedLogs, captureLogs, LEVEL, uniqueName } from '@lattice/core/testing';
+import { type CapturedLogs, captureLogs, LEVEL, ManualClock, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';

@@ -1,5 +1,4 @@
-import { ManualClock } from '@lattice/core';
-import { captureLogs, LEVEL } from '@lattice/core/testing';
+import { captureLogs, LEVEL, ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import { resultOf } from './fixed-window.ts';
 import { createFallbackRateLimiter } from './rate-limiter.fallback.ts';

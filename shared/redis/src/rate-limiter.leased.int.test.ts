@@ -1,6 +1,13 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
-import { createLogger, ManualClock } from '@lattice/core';
-import { type CapturedLogs, captureLogs, LEVEL, uniqueName } from '@lattice/core/testing';
+import { createLogger } from '@lattice/core';
+import {
+  type CapturedLogs,
+  captureLogs,
+  LEVEL,
+  ManualClock,
+  ManualScheduler,
+  uniqueName,
+} from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
@@ -352,11 +359,17 @@ describe('createLeasedRateLimiter (Redis)', () => {
       name: 'rate-limiter-leased-stalled',
     });
     try {
-      const limiter = node(stalled, new ManualClock(WINDOW_START_MS + 1_000), { timeoutMs: 50 });
-      const startedMs = Date.now();
-      const outcomes = await Promise.allSettled([limiter.consume('x'), limiter.consume('x')]);
-      expect(Date.now() - startedMs).to.be.below(1_000);
-      for (const o of outcomes) {
+      const scheduler = new ManualScheduler(WINDOW_START_MS + 1_000);
+      const limiter = node(stalled, scheduler, { timeoutMs: 50, scheduler });
+      let settled = false;
+      const outcomes = Promise.allSettled([limiter.consume('x'), limiter.consume('x')]).then((all) => {
+        settled = true;
+        return all;
+      });
+      await scheduler.advanceAsync(49);
+      expect(settled, 'still waiting just before timeoutMs').to.equal(false);
+      await scheduler.advanceAsync(1);
+      for (const o of await outcomes) {
         expect(o.status).to.equal('rejected');
         expect(String((o as PromiseRejectedResult).reason)).to.match(/within 50 ms/);
       }

@@ -16,7 +16,7 @@
 //   at most 1.25 × maxLease per node and bucket, and never more than what other nodes leave
 //   unused. A lease request that timed out but was granted later is lost the same way.
 // - Concurrent calls of one bucket on one node share one in-flight lease request; lease requests
-//   of one event-loop turn leave together (setImmediate), as one write when the connection has
+//   of one event-loop turn leave together (a turn batcher), as one write when the connection has
 //   ioredis auto-pipelining on.
 // - Prefetch: a bucket that used a lease of at least 4 units asks for the next one in the
 //   background when a quarter of it is left, so a busy client rarely waits for Redis. Near the
@@ -34,7 +34,7 @@
 // Errors: a lease request that fails or takes longer than timeoutMs rejects every call waiting on
 // it; wrap the limiter in createFallbackRateLimiter (timeoutMs 0 there) so those are answered
 // locally. Calls answered from leased units never touch Redis and never fail.
-import { type Clock, systemClock } from '@lattice/core';
+import { type Clock, createTurnBatcher, type Scheduler, systemScheduler } from '@lattice/core';
 import type { Redis } from 'ioredis';
 import { assertCost, assertPolicy, resultOf } from './fixed-window.ts';
 import { DEFAULT_KEY_PREFIX, rateLimitKey } from './keys.ts';
@@ -44,7 +44,10 @@ import { runScript, type ScriptArg } from './scripts.ts';
 export interface LeasedRateLimiterOptions {
   redis: Redis;
   policy: FixedWindowPolicy;
+  /** Default: the scheduler. */
   clock?: Clock;
+  /** Runs the lease request timeout. Default systemScheduler. */
+  scheduler?: Scheduler;
   /** Default `lattice:`; tests pass a unique one. */
   keyPrefix?: string;
   /** Extra key lifetime beyond the window end, for nodes whose clocks lag. Default 5000. */
@@ -120,7 +123,8 @@ export function createLeasedRateLimiter(opts: LeasedRateLimiterOptions): LeasedR
   const { redis, policy } = opts;
   assertPolicy(policy);
   const { limit, windowMs } = policy;
-  const clock = opts.clock ?? systemClock;
+  const scheduler = opts.scheduler ?? systemScheduler;
+  const clock = opts.clock ?? scheduler;
   const keyPrefix = opts.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const expiryGraceMs = integerAtLeast('expiryGraceMs', opts.expiryGraceMs ?? 5000, 0);
   const maxLease = integerAtLeast(
@@ -159,13 +163,9 @@ export function createLeasedRateLimiter(opts: LeasedRateLimiterOptions): LeasedR
     return aged;
   }
 
-  let queue: Queued[] = [];
-
-  function flush(): void {
-    const batch = queue;
-    queue = [];
+  function flush(batch: Queued[]): void {
     let open = batch.length;
-    const timer = setTimeout(() => {
+    const timer = scheduler.setTimeout(() => {
       for (const q of batch) {
         if (q.settled) continue;
         q.settled = true;
@@ -174,7 +174,7 @@ export function createLeasedRateLimiter(opts: LeasedRateLimiterOptions): LeasedR
     }, timeoutMs);
     const done = (): void => {
       open -= 1;
-      if (open === 0) clearTimeout(timer);
+      if (open === 0) scheduler.clearTimer(timer);
     };
     // Issued synchronously in one tick: auto-pipelining sends them as one write.
     for (const q of batch) {
@@ -195,12 +195,12 @@ export function createLeasedRateLimiter(opts: LeasedRateLimiterOptions): LeasedR
     }
   }
 
+  // Without coalescing, only the requests of one synchronous stretch leave together.
+  const requests = createTurnBatcher(flush, { boundary: coalesce ? 'turn' : 'microtask' });
+
   function send(key: string, args: ScriptArg[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      queue.push({ key, args, settled: false, resolve, reject });
-      if (queue.length !== 1) return;
-      if (coalesce) setImmediate(flush);
-      else queueMicrotask(flush);
+      requests.add({ key, args, settled: false, resolve, reject });
     });
   }
 

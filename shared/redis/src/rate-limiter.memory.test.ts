@@ -1,4 +1,4 @@
-import { ManualClock } from '@lattice/core';
+import { ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import { createMemoryRateLimiter } from './rate-limiter.memory.ts';
 import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';

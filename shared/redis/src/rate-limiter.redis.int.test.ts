@@ -1,5 +1,5 @@
-import { createLogger, ManualClock } from '@lattice/core';
-import { uniqueName } from '@lattice/core/testing';
+import { createLogger } from '@lattice/core';
+import { ManualClock, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';

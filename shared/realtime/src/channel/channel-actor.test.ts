@@ -1,4 +1,5 @@
 import { createLogger, RetryableError, TerminalError } from '@lattice/core';
+import { ManualScheduler } from '@lattice/core/testing';
 import type { ActorRecord } from '@lattice/kafka';
 import { expect } from 'chai';
 import { createMemoryFanOut } from '../fanout/fanout.memory.ts';
@@ -26,16 +27,19 @@ function setup(
 ) {
   const store = createMemoryChannelStore();
   const fanOut = createMemoryFanOut();
+  // Starts at the real time: the records are issued at Date.now().
+  const scheduler = new ManualScheduler(Date.now());
   let epochs = 0;
   const kind = channelActorKind({
     store,
     fanOut,
     policies: { get: async () => policy },
     logger,
+    scheduler,
     newEpoch: () => `epoch-${++epochs}`,
-    fanOutBackoff: { initialMs: 1, maxMs: 1 },
+    fanOutBackoff: { initialMs: 100, maxMs: 1_000 },
   });
-  return { store, fanOut, kind };
+  return { store, fanOut, kind, scheduler };
 }
 
 let offset = 0n;
@@ -140,13 +144,28 @@ describe('channel actor (memory store and fan-out)', () => {
   });
 
   it('retries a failed fan-out, and drops it after the last attempt without failing the batch', async () => {
-    const { fanOut, kind } = setup();
+    const { fanOut, kind, scheduler } = setup();
     const actor = await kind.load(key, 3);
+    let done = false;
+    const finished = () => {
+      done = true;
+    };
     fanOut.failNext(2);
-    await actor.handle([pub(50)]);
+    let handled = actor.handle([pub(50)]).then(finished);
+    // Backoff 100 ms, then 200 ms.
+    await scheduler.advanceAsync(299);
+    expect(fanOut.deliveries).to.have.length(0);
+    await scheduler.advanceAsync(1);
+    await handled;
     expect(fanOut.deliveries).to.have.length(1);
     fanOut.failNext(5);
-    await actor.handle([pub(51)]);
+    done = false;
+    handled = actor.handle([pub(51)]).then(finished);
+    // 100 + 200 + 400 + 800 ms between the 5 attempts, then dropped.
+    await scheduler.advanceAsync(1_499);
+    expect(done).to.equal(false);
+    await scheduler.advanceAsync(1);
+    await handled;
     expect(fanOut.deliveries, 'dropped after 5 attempts').to.have.length(1);
     await actor.handle([pub(52)]);
     const last = fanOut.deliveries.at(-1)!.messages[0]!;

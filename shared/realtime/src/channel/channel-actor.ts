@@ -6,13 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import {
   type BackoffOptions,
-  backoffDelayMs,
   type Clock,
   isUuid,
   type Logger,
   RetryableError,
-  sleep,
-  systemClock,
+  retryWithBackoff,
+  type Scheduler,
+  systemScheduler,
   TerminalError,
 } from '@lattice/core';
 import type { Actor, ActorKind, ActorRecord, AppliedPosition } from '@lattice/kafka';
@@ -38,7 +38,10 @@ export interface ChannelActorDeps {
   fanOut: FanOut;
   policies: NamespacePolicyLookup;
   logger: Logger;
+  /** Default: the scheduler. */
   clock?: Clock;
+  /** Waits between fan-out attempts. Default systemScheduler. */
+  scheduler?: Scheduler;
   /** A new random epoch; replaceable in tests. */
   newEpoch?: () => string;
   /** Fan-out attempts after a commit before the delivery is dropped (gateways recover by offset). */
@@ -59,7 +62,8 @@ function channelIdOfKey(key: string): ChannelId {
 }
 
 export function channelActorKind(deps: ChannelActorDeps): ActorKind<ChannelCommandRecord> {
-  const clock = deps.clock ?? systemClock;
+  const scheduler = deps.scheduler ?? systemScheduler;
+  const clock = deps.clock ?? scheduler;
   const newEpoch = deps.newEpoch ?? randomEpoch;
   const attempts = deps.fanOutAttempts ?? 5;
   const backoff = deps.fanOutBackoff ?? { initialMs: 100, maxMs: 2_000, jitterRatio: 0.2 };
@@ -67,28 +71,28 @@ export function channelActorKind(deps: ChannelActorDeps): ActorKind<ChannelComma
 
   async function deliver(id: ChannelId, messages: FanOutMessage[], results: PresenceResult[]): Promise<void> {
     if (messages.length === 0 && results.length === 0) return;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await deps.fanOut.deliver(id, messages, results);
-        return;
-      } catch (err) {
-        if (attempt >= attempts) {
-          // The batch is durable; subscribers see an offset gap and recover from history.
-          log.error(
-            {
-              err,
-              channel: id.channel,
-              productId: id.productId,
-              messages: messages.length,
-              results: results.length,
-            },
-            'fan-out failed; delivery dropped',
-          );
-          return;
-        }
-        log.warn({ err, channel: id.channel, attempt }, 'fan-out failed; retrying');
-        await sleep(backoffDelayMs(attempt, backoff));
-      }
+    try {
+      await retryWithBackoff(() => deps.fanOut.deliver(id, messages, results), {
+        scheduler,
+        backoff,
+        maxAttempts: attempts,
+        beforeRetry(err, attempt) {
+          log.warn({ err, channel: id.channel, attempt }, 'fan-out failed; retrying');
+          return undefined;
+        },
+      });
+    } catch (err) {
+      // The batch is durable; subscribers see an offset gap and recover from history.
+      log.error(
+        {
+          err,
+          channel: id.channel,
+          productId: id.productId,
+          messages: messages.length,
+          results: results.length,
+        },
+        'fan-out failed; delivery dropped',
+      );
     }
   }
 
@@ -180,7 +184,10 @@ export interface CreateChannelActorKindOptions {
   redis: Redis;
   namespaces: NamespaceRepository;
   logger: Logger;
+  /** Default: the scheduler. */
   clock?: Clock;
+  /** Default systemScheduler. */
+  scheduler?: Scheduler;
   /** `config.redisKeyPrefix`. */
   keyPrefix: string;
   policyCacheTtlMs?: number;
@@ -188,7 +195,8 @@ export interface CreateChannelActorKindOptions {
 
 /** The channel actor kind on PostgreSQL and Redis pub/sub. */
 export function createChannelActorKind(opts: CreateChannelActorKindOptions): ActorKind<ChannelCommandRecord> {
-  const clock = opts.clock ?? systemClock;
+  const scheduler = opts.scheduler ?? systemScheduler;
+  const clock = opts.clock ?? scheduler;
   return channelActorKind({
     store: createPostgresChannelStore(opts.db),
     fanOut: createRedisFanOut({ redis: opts.redis, keyPrefix: opts.keyPrefix }),
@@ -199,5 +207,6 @@ export function createChannelActorKind(opts: CreateChannelActorKindOptions): Act
     }),
     logger: opts.logger,
     clock,
+    scheduler,
   });
 }

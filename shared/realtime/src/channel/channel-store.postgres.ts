@@ -1,4 +1,5 @@
 // ChannelStore on PostgreSQL (tables of migrations 0003 and 0004).
+import { createTurnBatcher } from '@lattice/core';
 import type { Knex } from 'knex';
 import type { PayloadRef } from '../payload/payload-store.ts';
 import type { ChannelEntry } from './channel-entry.ts';
@@ -186,14 +187,11 @@ interface Waiting {
 /**
  * Group commit for the steady state (a known channel, history rows only): commits asked for in
  * the same event-loop turn (the actor host applies a batch's keys concurrently, so they arrive
- * together) go out as one statement instead of one transaction each (BEGIN, UPDATE, INSERT,
- * COMMIT). PostgreSQL round trips were most of the actors' cost per message. If a group's
+ * together; a turn batcher gathers them) go out as one statement instead of one transaction each
+ * (BEGIN, UPDATE, INSERT, COMMIT). PostgreSQL round trips were most of the actors' cost per message. If a group's
  * statement fails, its commits are retried one by one, so one bad channel fails only itself.
  */
 function createCommitGrouper(db: Knex) {
-  let waiting: Waiting[] = [];
-  let scheduled = false;
-
   async function run(group: Waiting[]): Promise<void> {
     try {
       const matched = await commitGroup(
@@ -210,10 +208,7 @@ function createCommitGrouper(db: Knex) {
     }
   }
 
-  function flush(): void {
-    scheduled = false;
-    const all = waiting;
-    waiting = [];
+  function flush(all: Waiting[]): void {
     let group: Waiting[] = [];
     let rows = 0;
     let bytes = 0;
@@ -236,13 +231,10 @@ function createCommitGrouper(db: Knex) {
     if (group.length > 0) void run(group);
   }
 
+  const waiting = createTurnBatcher(flush);
   return (commit: ChannelCommit, bytes: number): Promise<boolean> =>
     new Promise((resolve, reject) => {
-      waiting.push({ commit, rows: commit.history.length, bytes, resolve, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      waiting.add({ commit, rows: commit.history.length, bytes, resolve, reject });
     });
 }
 

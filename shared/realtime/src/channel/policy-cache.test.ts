@@ -1,4 +1,4 @@
-import { ManualClock } from '@lattice/core';
+import { ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { NamespaceRecord } from '../namespace-repository.ts';
 import { parseChannelCommandKey } from './channel-id.ts';

@@ -4,6 +4,8 @@
 // history lands together) share one pipeline, so one write carries them all instead of one per
 // channel; each delivery's commands stay contiguous and in order, and each delivery succeeds or
 // fails on its own replies.
+
+import { createTurnBatcher } from '@lattice/core';
 import { fanOutChannel, presenceResultChannel } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 import { encodeFanOutMessage, encodePresenceResult, type FanOut } from './fanout.ts';
@@ -21,13 +23,7 @@ interface Delivery {
 }
 
 export function createRedisFanOut(opts: RedisFanOutOptions): FanOut {
-  let waiting: Delivery[] = [];
-  let scheduled = false;
-
-  async function flush(): Promise<void> {
-    scheduled = false;
-    const group = waiting;
-    waiting = [];
+  async function flush(group: Delivery[]): Promise<void> {
     const pipeline = opts.redis.pipeline();
     for (const d of group) for (const [channel, text] of d.commands) pipeline.publish(channel, text);
     let replies: Awaited<ReturnType<typeof pipeline.exec>>;
@@ -52,6 +48,8 @@ export function createRedisFanOut(opts: RedisFanOutOptions): FanOut {
     }
   }
 
+  const waiting = createTurnBatcher<Delivery>((group) => void flush(group));
+
   return {
     deliver(id, messages, results) {
       if (messages.length === 0 && results.length === 0) return Promise.resolve();
@@ -62,11 +60,7 @@ export function createRedisFanOut(opts: RedisFanOutOptions): FanOut {
         commands.push([presenceResultChannel(opts.keyPrefix, r.connectionId), encodePresenceResult(r)]);
       }
       return new Promise<void>((resolve, reject) => {
-        waiting.push({ commands, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(() => void flush());
-        }
+        waiting.add({ commands, resolve, reject });
       });
     },
   };

@@ -1,4 +1,5 @@
-import { createLogger, sleep } from '@lattice/core';
+import { createLogger } from '@lattice/core';
+import { ManualScheduler } from '@lattice/core/testing';
 import type { Codec, RecordProducer } from '@lattice/kafka';
 import { expect } from 'chai';
 import { type ChannelCommandRecord, publishCommandRecord } from '../channel/channel-command.ts';
@@ -17,12 +18,13 @@ const record = (n: number) =>
     issuedAtMs: 0,
   });
 
-function fakeProducer(opts: { delayMs?: number; fail?: boolean } = {}) {
+/** A producer whose requests take `delayMs` of the scheduler's time. */
+function fakeProducer(scheduler: ManualScheduler, opts: { delayMs?: number; fail?: boolean } = {}) {
   const sends: string[][] = [];
   const producer: RecordProducer = {
     async send(_topic, _codec, records) {
       sends.push(records.map((r) => (r.value as ChannelCommandRecord).command_id));
-      await sleep(opts.delayMs ?? 5);
+      await scheduler.sleep(opts.delayMs ?? 5);
       if (opts.fail) throw new Error('broker down');
     },
     async disconnect() {},
@@ -32,9 +34,14 @@ function fakeProducer(opts: { delayMs?: number; fail?: boolean } = {}) {
 
 describe('channel command publisher (group commit)', () => {
   it('sends what arrives while a request is in flight together, in order', async () => {
-    const { producer, sends } = fakeProducer({ delayMs: 20 });
-    const p = createChannelCommandPublisher({ producer, topic: 't', codec, logger });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => p.publish(id, record(i))));
+    const scheduler = new ManualScheduler();
+    const { producer, sends } = fakeProducer(scheduler, { delayMs: 20 });
+    const p = createChannelCommandPublisher({ producer, topic: 't', codec, logger, scheduler });
+    const all = Promise.all(Array.from({ length: 10 }, (_, i) => p.publish(id, record(i))));
+    await scheduler.advanceAsync(20);
+    expect(sends).to.deep.equal([['c0'], ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']]);
+    await scheduler.advanceAsync(20);
+    await all;
     expect(sends[0]).to.deep.equal(['c0']);
     expect(sends.flat()).to.deep.equal(Array.from({ length: 10 }, (_, i) => `c${i}`));
     expect(sends.length).to.equal(2);
@@ -42,13 +49,15 @@ describe('channel command publisher (group commit)', () => {
   });
 
   it('rejects every publish of a failed request, and one not acknowledged in time', async () => {
+    const scheduler = new ManualScheduler();
     const failing = createChannelCommandPublisher({
-      producer: fakeProducer({ fail: true }).producer,
+      producer: fakeProducer(scheduler, { fail: true }).producer,
       topic: 't',
       codec,
       logger,
+      scheduler,
     });
-    await Promise.all(
+    const failed = Promise.all(
       [failing.publish(id, record(1)), failing.publish(id, record(2))].map((x) =>
         x.then(
           () => expect.fail('should fail'),
@@ -56,32 +65,37 @@ describe('channel command publisher (group commit)', () => {
         ),
       ),
     );
-    const slow = fakeProducer({ delayMs: 200 });
+    await scheduler.advanceAsync(10);
+    await failed;
+    const slow = fakeProducer(scheduler, { delayMs: 200 });
     const timed = createChannelCommandPublisher({
       producer: slow.producer,
       topic: 't',
       codec,
       logger,
       timeoutMs: 50,
+      scheduler,
     });
-    const first = timed.publish(id, record(1));
-    const queued = timed.publish(id, record(2));
-    for (const x of [first, queued]) {
-      const err = await x.then(
+    const errorOf = (x: Promise<void>) =>
+      x.then(
         () => null,
         (e: Error) => e,
       );
-      expect(err?.message).to.match(/not acknowledged within 50 ms/);
-    }
-    await sleep(250);
+    const first = errorOf(timed.publish(id, record(1)));
+    const queued = errorOf(timed.publish(id, record(2)));
+    await scheduler.advanceAsync(50);
+    for (const x of [first, queued]) expect((await x)?.message).to.match(/not acknowledged within 50 ms/);
+    await scheduler.advanceAsync(150);
     // The queued one was withdrawn when it timed out: it was never sent.
     expect(slow.sends.flat()).to.deep.equal(['c1']);
+    expect(scheduler.pendingTimers()).to.equal(0);
     await timed.close();
   });
 
   it('connects lazily, and again after a failed connect', async () => {
     let attempts = 0;
-    const { producer } = fakeProducer();
+    const scheduler = new ManualScheduler();
+    const { producer } = fakeProducer(scheduler);
     const p = createChannelCommandPublisher({
       producer: async () => {
         attempts += 1;
@@ -91,13 +105,16 @@ describe('channel command publisher (group commit)', () => {
       topic: 't',
       codec,
       logger,
+      scheduler,
     });
     expect(attempts).to.equal(0);
     await p.publish(id, record(1)).then(
       () => expect.fail('first connect fails'),
       () => undefined,
     );
-    await p.publish(id, record(2));
+    const second = p.publish(id, record(2));
+    await scheduler.advanceAsync(5);
+    await second;
     expect(attempts).to.equal(2);
     await p.close();
   });

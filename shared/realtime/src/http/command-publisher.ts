@@ -8,7 +8,7 @@
 // still queued it is withdrawn, so it will never be published; if it was already in a request,
 // the outcome is unknown (it may still land): the Idempotency-Key retry reuses its message id
 // and the channel actor drops the second copy.
-import { errorMessage, type Logger } from '@lattice/core';
+import { errorMessage, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
 import type { Codec, RecordProducer } from '@lattice/kafka';
 import type { ChannelCommandRecord } from '../channel/channel-command.ts';
 import { type ChannelId, channelCommandKey } from '../channel/channel-id.ts';
@@ -35,6 +35,8 @@ export interface ChannelCommandPublisherOptions {
   logger: Logger;
   /** Default 10 000. */
   timeoutMs?: number;
+  /** Runs the publish timeouts. Default systemScheduler. */
+  scheduler?: Scheduler;
   /** Records per produce request. Default 1000. */
   maxBatchRecords?: number;
   /**
@@ -61,6 +63,7 @@ function sizeOf(record: ChannelCommandRecord): number {
 
 export function createChannelCommandPublisher(opts: ChannelCommandPublisherOptions): ChannelCommandPublisher {
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const scheduler = opts.scheduler ?? systemScheduler;
   const maxRecords = opts.maxBatchRecords ?? 1000;
   const maxBytes = opts.maxBatchBytes ?? 900_000;
   const log = opts.logger.child({ component: 'channel-command-publisher' });
@@ -134,7 +137,7 @@ export function createChannelCommandPublisher(opts: ChannelCommandPublisherOptio
     publish(id, record) {
       if (closed) return Promise.reject(new PublishFailedError('the publisher is closed'));
       return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => {
+        const timer = scheduler.setTimeout(() => {
           entry.settled = true;
           reject(new PublishFailedError(`not acknowledged within ${timeoutMs} ms`));
         }, timeoutMs);
@@ -146,13 +149,13 @@ export function createChannelCommandPublisher(opts: ChannelCommandPublisherOptio
           resolve: () => {
             if (entry.settled) return;
             entry.settled = true;
-            clearTimeout(timer);
+            scheduler.clearTimer(timer);
             resolve();
           },
           reject: (err) => {
             if (entry.settled) return;
             entry.settled = true;
-            clearTimeout(timer);
+            scheduler.clearTimer(timer);
             reject(err);
           },
         };

@@ -8,6 +8,7 @@
 import {
   type Clock,
   ConfigError,
+  createKeyedTurnBatcher,
   type Environment,
   type Logger,
   type PublishQuotaSettings,
@@ -113,14 +114,13 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     ...(opts.redisTimeoutMs === undefined ? {} : { timeoutMs: opts.redisTimeoutMs }),
     clock,
   });
-  // Group counting: the publishes of one bucket asked for in the same event-loop turn are taken
-  // with one consume(cost = k) (one script call, one Redis write) instead of k. The script
-  // takes all k or nothing, so it never counts past the hard limit; when the group does not fit,
-  // its publishes are counted one by one in arrival order, so exactly those that fit pass, as
-  // without grouping. Member j of an admitted group is answered as the (j+1)-th of the k.
+  // Group counting: the publishes of one bucket asked for in the same event-loop turn (a keyed
+  // turn batcher) are taken with one consume(cost = k) (one script call, one Redis write) instead
+  // of k. The script takes all k or nothing, so it never counts past the hard limit; when the
+  // group does not fit, its publishes are counted one by one in arrival order, so exactly those
+  // that fit pass, as without grouping. Member j of an admitted group is answered as the
+  // (j+1)-th of the k.
   type Waiter = { resolve(r: RateLimitResult): void; reject(err: unknown): void };
-  let waiting = new Map<string, Waiter[]>();
-  let scheduled = false;
 
   async function take(bucket: string, group: Waiter[]): Promise<void> {
     try {
@@ -140,22 +140,13 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     }
   }
 
-  function flush(): void {
-    scheduled = false;
-    const groups = waiting;
-    waiting = new Map();
+  const waiting = createKeyedTurnBatcher<string, Waiter>((groups) => {
     for (const [bucket, group] of groups) void take(bucket, group);
-  }
+  });
 
   function consumeOne(bucket: string): Promise<RateLimitResult> {
     return new Promise((resolve, reject) => {
-      const group = waiting.get(bucket);
-      if (group) group.push({ resolve, reject });
-      else waiting.set(bucket, [{ resolve, reject }]);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      waiting.add(bucket, { resolve, reject });
     });
   }
 

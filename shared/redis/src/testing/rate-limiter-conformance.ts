@@ -1,7 +1,8 @@
 // The behaviour every RateLimiter implementation must share, written once and run against each
 // (memory in unit tests, Redis in integration tests). Time is a ManualClock so window edges are
 // hit to the millisecond.
-import { type Clock, ManualClock } from '@lattice/core';
+import type { Clock } from '@lattice/core';
+import { ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { FixedWindowPolicy, RateLimiter } from '../rate-limiter.ts';
 
