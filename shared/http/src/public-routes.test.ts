@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { allowedMethods, matchPublicRoute, PUBLIC_ROUTES } from './public-routes.ts';
+import { loadSchemaRegistry } from './schema-registry.ts';
 
 describe('public route catalog', () => {
   it('lists the five keyed realtime routes, the two keyed mail routes and the keyless mail links', () => {
@@ -24,5 +25,27 @@ describe('public route catalog', () => {
     expect(allowedMethods('mail', '/unsubscribe/t')).to.deep.equal(['GET', 'POST']);
     expect(allowedMethods('realtime', '/messages')).to.deep.equal(['POST']);
     expect(allowedMethods('realtime', '/nothing')).to.deep.equal([]);
+  });
+});
+
+describe('public route table against schemas/http', () => {
+  const schemas = loadSchemaRegistry();
+
+  it('names only schemas that exist, one params property per path parameter, bodies on POST only', () => {
+    const operationIds = new Set<string>();
+    for (const route of PUBLIC_ROUTES) {
+      expect(operationIds.has(route.operationId), route.operationId).to.equal(false);
+      operationIds.add(route.operationId);
+      const { params, query, body } = route.request ?? {};
+      for (const id of [params, query, body, ...Object.values(route.responses ?? {})]) {
+        if (typeof id === 'string')
+          expect(schemas.get(id), `${route.operationId}: ${id}`).to.not.equal(undefined);
+      }
+      const names = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
+      const declared = params ? Object.keys(schemas.get(params)!.properties as object) : [];
+      expect(declared.sort(), route.operationId).to.deep.equal(names.sort());
+      if (body) expect(route.method, route.operationId).to.equal('POST');
+      expect(route.bodyLimitBytes, route.operationId).to.be.a('number').and.above(0);
+    }
   });
 });

@@ -38,113 +38,71 @@ export const MAIL_SEND_BODY_LIMIT_BYTES = 1_048_576;
 /** Routes whose cap neither names: the platform's general 64 KiB. */
 const GENERAL_BODY_LIMIT_BYTES = 65_536;
 
-const channelRead = { params: 'realtime-channel-params' } as const;
-const link = { params: 'mail-link-params' } as const;
+type RouteFields = Pick<PublicRoute, 'request' | 'responses'> & { bodyLimitBytes?: number };
 
-export const PUBLIC_ROUTES: readonly PublicRoute[] = [
-  {
-    operationId: 'public_mail_email_send',
-    toolkit: 'mail',
-    method: 'POST',
-    path: '/emails',
-    keyed: true,
-    bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES,
-  },
-  {
-    operationId: 'public_mail_email_get',
-    toolkit: 'mail',
-    method: 'GET',
-    path: '/emails/{id}',
-    keyed: true,
-    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
-    request: { params: 'mail-email-params' },
-  },
-  {
-    operationId: 'public_mail_open_track',
-    toolkit: 'mail',
-    method: 'GET',
-    path: '/t/open/{token}',
-    keyed: false,
-    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
-    request: link,
-  },
-  {
-    operationId: 'public_mail_click_track',
-    toolkit: 'mail',
-    method: 'GET',
-    path: '/t/click/{token}',
-    keyed: false,
-    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
-    request: link,
-  },
-  {
-    operationId: 'public_mail_unsubscribe_page',
-    toolkit: 'mail',
-    method: 'GET',
-    path: '/unsubscribe/{token}',
-    keyed: false,
-    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
-    request: link,
-  },
-  {
-    operationId: 'public_mail_unsubscribe',
-    toolkit: 'mail',
-    method: 'POST',
-    path: '/unsubscribe/{token}',
-    keyed: false,
-    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
-    request: link,
-  },
-  {
-    operationId: 'public_realtime_token_issue',
+/** A keyed realtime route: 64 KiB unless it says otherwise. */
+function realtime(operationId: string, method: PublicMethod, path: string, rest: RouteFields): PublicRoute {
+  return {
+    operationId,
     toolkit: 'realtime',
-    method: 'POST',
-    path: '/tokens/issue',
+    method,
+    path,
     keyed: true,
     bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
+    ...rest,
+  };
+}
+
+/** A mail route; keyless ones are the links in emails, gated by their signed token. */
+function mail(
+  operationId: string,
+  method: PublicMethod,
+  path: string,
+  keyed: boolean,
+  rest: RouteFields = {},
+): PublicRoute {
+  return {
+    operationId,
+    toolkit: 'mail',
+    method,
+    path,
+    keyed,
+    bodyLimitBytes: GENERAL_BODY_LIMIT_BYTES,
+    ...rest,
+  };
+}
+
+const channel = { params: 'realtime-channel-params' } as const;
+const link = { request: { params: 'mail-link-params' } } as const;
+
+export const PUBLIC_ROUTES: readonly PublicRoute[] = [
+  mail('public_mail_email_send', 'POST', '/emails', true, { bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES }),
+  mail('public_mail_email_get', 'GET', '/emails/{id}', true, { request: { params: 'mail-email-params' } }),
+  mail('public_mail_open_track', 'GET', '/t/open/{token}', false, link),
+  mail('public_mail_click_track', 'GET', '/t/click/{token}', false, link),
+  mail('public_mail_unsubscribe_page', 'GET', '/unsubscribe/{token}', false, link),
+  mail('public_mail_unsubscribe', 'POST', '/unsubscribe/{token}', false, link),
+  realtime('public_realtime_token_issue', 'POST', '/tokens/issue', {
     request: { body: 'realtime-token-request' },
     responses: { 200: 'realtime-token' },
-  },
-  {
-    operationId: 'public_realtime_message_publish',
-    toolkit: 'realtime',
-    method: 'POST',
-    path: '/messages',
-    keyed: true,
+  }),
+  realtime('public_realtime_message_publish', 'POST', '/messages', {
     bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
     request: { body: 'realtime-message-publish' },
     responses: { 202: 'realtime-message-accepted' },
-  },
-  {
-    operationId: 'public_realtime_history_get',
-    toolkit: 'realtime',
-    method: 'GET',
-    path: '/channels/{channel}/history',
-    keyed: true,
-    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
-    request: { ...channelRead, query: 'realtime-history-query' },
+  }),
+  realtime('public_realtime_history_get', 'GET', '/channels/{channel}/history', {
+    request: { ...channel, query: 'realtime-history-query' },
     responses: { 200: 'realtime-history' },
-  },
-  {
-    operationId: 'public_realtime_presence_get',
-    toolkit: 'realtime',
-    method: 'GET',
-    path: '/channels/{channel}/presence',
-    keyed: true,
-    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
-    request: channelRead,
+  }),
+  realtime('public_realtime_presence_get', 'GET', '/channels/{channel}/presence', {
+    request: channel,
     responses: { 200: 'realtime-presence' },
-  },
-  {
-    operationId: 'public_realtime_presence_stats_get',
-    toolkit: 'realtime',
-    method: 'GET',
-    path: '/channels/{channel}/presence/stats',
-    keyed: true,
-    bodyLimitBytes: REALTIME_BODY_LIMIT_BYTES,
-    request: channelRead,
+  }),
+  realtime('public_realtime_presence_stats_get', 'GET', '/channels/{channel}/presence/stats', {
+    request: channel,
     responses: { 200: 'realtime-presence-stats' },
-  },
+  }),
 ];
 
 export function isToolkit(value: unknown): value is Toolkit {
