@@ -18,7 +18,7 @@ import type { FixedWindowPolicy, RateLimitResult } from './rate-limiter.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { defineScripts, runScript } from './scripts.ts';
 import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
-import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
+import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'rate-limiter-leased-test', level: 'silent' });
 const WINDOW_START_MS = 1_700_000_040_000;
@@ -38,24 +38,16 @@ function countLeaseRequests(redis: Redis): { count(): number } {
 }
 
 describe('lease-window-1.lua (Redis)', () => {
+  const space = useRedisTestSpace('lease-script-test', logger);
   let redis: Redis;
   let prefix: string;
   let key: string;
   // need, maxGrant, limit, expiryMs, divisor
   const lease = (...args: Array<string | number>) => runScript(redis, 'lease-window', [key], args);
 
-  before(() => {
-    redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'lease-script-test' });
-  });
   beforeEach(() => {
-    prefix = `${uniqueName('lattice-test')}:`;
+    ({ redis, prefix: prefix } = space);
     key = `${prefix}counter`;
-  });
-  afterEach(async () => {
-    await deleteKeys(redis, prefix);
-  });
-  after(async () => {
-    await closeRedis(redis);
   });
 
   it('grants a quarter of what is left, at most maxGrant, at least need, and sets the expiry once', async () => {
@@ -119,20 +111,12 @@ describe('lease-window-1.lua (Redis)', () => {
 });
 
 describe('createLeasedRateLimiter (Redis)', () => {
+  const space = useRedisTestSpace('rate-limiter-leased-test', logger);
   let redis: Redis;
   let keyPrefix: string;
 
-  before(() => {
-    redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'rate-limiter-leased-test' });
-  });
   beforeEach(() => {
-    keyPrefix = `${uniqueName('lattice-test')}:`;
-  });
-  afterEach(async () => {
-    await deleteKeys(redis, keyPrefix);
-  });
-  after(async () => {
-    await closeRedis(redis);
+    ({ redis, prefix: keyPrefix } = space);
   });
 
   describeRateLimiter('leased', ({ policy, clock }) =>

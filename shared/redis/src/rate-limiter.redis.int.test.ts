@@ -6,25 +6,17 @@ import { rateLimitKey } from './keys.ts';
 import { createRedisRateLimiter } from './rate-limiter.redis.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
-import { deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
+import { deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'rate-limiter-redis-test', level: 'silent' });
 
 describe('createRedisRateLimiter (Redis)', () => {
+  const space = useRedisTestSpace('rate-limiter-test', logger);
   let redis: Redis;
   let keyPrefix: string;
 
-  before(() => {
-    redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'rate-limiter-test' });
-  });
   beforeEach(() => {
-    keyPrefix = `${uniqueName('lattice-test')}:`;
-  });
-  afterEach(async () => {
-    await deleteKeys(redis, keyPrefix);
-  });
-  after(async () => {
-    await closeRedis(redis);
+    ({ redis, prefix: keyPrefix } = space);
   });
 
   describeRateLimiter('redis', ({ policy, clock }) =>

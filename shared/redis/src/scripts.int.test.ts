@@ -4,28 +4,20 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { runScript } from './scripts.ts';
-import { deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
+import { deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'scripts-test', level: 'silent' });
 
 describe('fixed-window-1.lua (Redis)', () => {
+  const space = useRedisTestSpace('scripts-test', logger);
   let redis: Redis;
   let prefix: string;
   let key: string;
   const fixedWindow = (...args: Array<string | number>) => runScript(redis, 'fixed-window', [key], args);
 
-  before(() => {
-    redis = createRedis({ url: TEST_REDIS_URL, logger, name: 'scripts-test' });
-  });
   beforeEach(() => {
-    prefix = `${uniqueName('lattice-test')}:`;
+    ({ redis, prefix: prefix } = space);
     key = `${prefix}counter`;
-  });
-  afterEach(async () => {
-    await deleteKeys(redis, prefix);
-  });
-  after(async () => {
-    await closeRedis(redis);
   });
 
   it('adds the cost and sets the expiry on the first hit only', async () => {

@@ -4,4 +4,5 @@ export type { RateLimiterFactory } from './testing/rate-limiter-conformance.ts';
 export { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
 export type { TcpProxy } from './testing/tcp-proxy.ts';
 export { startTcpProxy } from './testing/tcp-proxy.ts';
-export { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
+export type { RedisTestSpace } from './testing/test-redis.ts';
+export { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
