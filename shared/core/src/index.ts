@@ -10,6 +10,7 @@ export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.
 export { isUuid, newId } from './ids.ts';
 export type { Logger, LogLevel } from './logger.ts';
 export { createLogger } from './logger.ts';
+export type { Role, RoleHealth, RunningRole } from './role.ts';
 export {
   constantTimeEqual,
   mintSecret,
