@@ -2,7 +2,7 @@ export type { EdgeAppDeps } from './app.ts';
 export { createEdgeApp } from './app.ts';
 export { EDGE_ERRORS, EDGE_STEP } from './edge-errors.ts';
 export type { EdgeMetrics, ReloadTrigger, SnapshotStats } from './edge-metrics.ts';
-export { edgeMetrics, NO_EDGE_METRICS } from './edge-metrics.ts';
+export { edgeMetrics } from './edge-metrics.ts';
 export type { KeyChangeSubscription, KeyChangeSubscriptionOptions } from './key-change-subscription.ts';
 export { subscribeKeyChanges } from './key-change-subscription.ts';
 export type { KeySnapshotHolderOptions } from './key-snapshot-holder.ts';

@@ -3,6 +3,7 @@ import type { SnapshotKey } from '@lattice/keys';
 import { expect } from 'chai';
 import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
 import { createKeySnapshotHolder } from './key-snapshot-holder.ts';
+import { NO_EDGE_METRICS } from './testing.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 
@@ -57,6 +58,7 @@ describe('createKeySnapshotHolder', () => {
       keys: fake.keys,
       refreshMs: 30_000,
       logger,
+      metrics: NO_EDGE_METRICS,
       clock,
     });
     try {
@@ -111,6 +113,7 @@ describe('createKeySnapshotHolder', () => {
       retryInitialMs: 40,
       maxAgeMs: 400,
       logger,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -149,6 +152,7 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 60_000,
       retryInitialMs: 5,
       logger,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -168,6 +172,7 @@ describe('createKeySnapshotHolder', () => {
       keys: fake.keys,
       refreshMs: 20,
       logger,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -209,6 +214,7 @@ describe('createKeySnapshotHolder', () => {
       keys: fake.keys,
       refreshMs: 60_000,
       logger,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -250,6 +256,7 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 30_000,
       fullReloadMs: 600_000,
       logger,
+      metrics: NO_EDGE_METRICS,
       clock,
     });
     try {

@@ -23,7 +23,7 @@ import {
   systemClock,
 } from '@lattice/core';
 import type { KeySnapshot, PublicKeyRepository, SnapshotKey } from '@lattice/keys';
-import { type EdgeMetrics, NO_EDGE_METRICS, type ReloadTrigger } from './edge-metrics.ts';
+import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
 import type { KeySnapshotHolder } from './key-snapshot-source.ts';
 
 export interface KeySnapshotHolderOptions {
@@ -33,7 +33,7 @@ export interface KeySnapshotHolderOptions {
   /** Period of the refresh, and the window a revoked key stays in the snapshot. */
   refreshMs: number;
   logger: Logger;
-  metrics?: EdgeMetrics;
+  metrics: EdgeMetrics;
   clock?: Clock;
   /** Quiet time after a change notification before loading. Default 50. */
   debounceMs?: number;
@@ -63,7 +63,7 @@ function snapshotOf(byHash: Map<string, SnapshotKey>, loadedAtMs: number): KeySn
 export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnapshotHolder {
   const { environment, keys, refreshMs } = opts;
   const clock = opts.clock ?? systemClock;
-  const metrics = opts.metrics ?? NO_EDGE_METRICS;
+  const { metrics } = opts;
   const debounceMs = opts.debounceMs ?? 50;
   const fullReloadMs = opts.fullReloadMs ?? 600_000;
   const retry = {

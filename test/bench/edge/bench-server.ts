@@ -8,12 +8,13 @@
 //               (loopback), the load generator naming a new client address in X-Forwarded-For on
 //               every request: each request is its address's first in the window, so each one
 //               needs a lease from Redis (the leased limiter's worst case)
-//   edge-local  the edge with the per-IP limit counted in process memory instead of Redis: not
-//               a deployable setup, a breakdown row that shows what Redis costs
+//   edge-local  the edge app with the per-IP limit counted in process memory instead of Redis
+//               and no metrics: not a deployable setup, a breakdown row that shows what Redis
+//               costs
 // All answer the same route with the same body, so the differences are the edge's pipeline.
 // The parent asks for CPU time over IPC, to report the server's cost per request.
 import type { AddressInfo } from 'node:net';
-import { createLogger, loadConfig } from '@lattice/core';
+import { createLogger, loadConfig, systemClock } from '@lattice/core';
 import {
   createEdgeApp,
   createKeySnapshotHolder,
@@ -21,6 +22,7 @@ import {
   perIpPolicy,
   startEdge,
 } from '@lattice/edge';
+import { NO_EDGE_METRICS } from '@lattice/edge/testing';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { closeRedis, createMemoryRateLimiter, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
@@ -121,6 +123,7 @@ async function start(): Promise<Running> {
     keys: createPostgresPublicKeyRepository(db),
     refreshMs: 30_000,
     logger,
+    metrics: NO_EDGE_METRICS,
   });
   await snapshots.start();
   const snapshotLoadMs = Date.now() - startedMs;
@@ -132,6 +135,8 @@ async function start(): Promise<Running> {
     logger,
     trustProxy: 'false',
     revokedGraceMs: 30_000,
+    metrics: NO_EDGE_METRICS,
+    clock: systemClock,
   });
   const listening = await listen(app);
   return {
