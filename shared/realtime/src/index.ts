@@ -110,6 +110,7 @@ export type {
   PublishQuota,
   PublishQuotaLimiter,
   PublishQuotaLimiterOptions,
+  PublishQuotaMetrics,
   PublishQuotaOutcome,
 } from './http/publish-quota.ts';
 export {
@@ -125,6 +126,7 @@ export {
 export { REALTIME_ERRORS, REALTIME_STEP } from './http/realtime-errors.ts';
 export type { RealtimeHttp, RealtimeHttpDeps, RealtimePublishingDeps } from './http/realtime-http.ts';
 export { createRealtimeHttp } from './http/realtime-http.ts';
+export { realtimeHttpMetrics } from './http/realtime-http-metrics.ts';
 export type { RealtimeHttpRuntime, RealtimeHttpRuntimeOptions } from './http/realtime-http-runtime.ts';
 export { startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
 export type { IssuedToken, TokenIssuer, TokenIssuerDeps } from './http/token-issuer.ts';

@@ -9,7 +9,7 @@ import { channelActorRegistration, startActorsRole } from '@lattice/actors';
 import { createLogger, loadConfig } from '@lattice/core';
 import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@lattice/edge';
 import { createKafka } from '@lattice/kafka';
-import { startRealtimeHttpRuntime } from '@lattice/realtime';
+import { realtimeHttpMetrics, startRealtimeHttpRuntime } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { Registry } from 'prom-client';
@@ -66,6 +66,7 @@ async function main(): Promise<void> {
       logger,
       name: 'bench-edge',
       kafka,
+      metrics: realtimeHttpMetrics(new Registry()),
       quota: {
         sustainedPerSecond: LIMIT_NEVER_REACHED,
         windowMs: 10_000,

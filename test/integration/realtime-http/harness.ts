@@ -24,6 +24,7 @@ import {
   createPayloadStoreRegistry,
   type PublishQuota,
   type RealtimeHttpRuntime,
+  realtimeHttpMetrics,
   startRealtimeHttpRuntime,
 } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
@@ -142,6 +143,7 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
       ...(opts.clock ? { clock: opts.clock } : {}),
       publishTimeoutMs: opts.publishTimeoutMs ?? (opts.kafkaUnavailable ? 2000 : 10_000),
       policyCacheTtlMs: 0,
+      metrics: realtimeHttpMetrics(new Registry()),
     });
     const mgmtRedis = createRedis({ url: config.redisUrl, logger, name: 'rt-http-mgmt' });
     const management = await startManagement({

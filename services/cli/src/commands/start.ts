@@ -14,7 +14,7 @@ import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@latt
 import { ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import { startManagement } from '@lattice/management';
-import { type RealtimeHttpRuntime, startRealtimeHttpRuntime } from '@lattice/realtime';
+import { type RealtimeHttpRuntime, realtimeHttpMetrics, startRealtimeHttpRuntime } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
@@ -198,6 +198,7 @@ export async function runStart(
         db,
         logger,
         name: 'lattice',
+        metrics: realtimeHttpMetrics(registry),
       })),
   };
   const running: Running[] = [];

@@ -1,11 +1,14 @@
-// Grouped counting of the publish quota stays exact at the hard limit.
+// Grouped counting of the publish quota stays exact at the hard limit, and is counted.
 import { createLogger } from '@lattice/core';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { testConfig, uniqueName } from '../../../../test/support/env.ts';
+import { recordingPublishQuotaMetrics } from '../testing.ts';
 import { createPublishQuotaLimiter, DEFAULT_PUBLISH_QUOTA } from './publish-quota.ts';
+import { realtimeHttpMetrics } from './realtime-http-metrics.ts';
 import { startRealtimeHttpRuntime } from './realtime-http-runtime.ts';
 
 describe('publish quota (Redis): grouped counting', () => {
@@ -19,11 +22,13 @@ describe('publish quota (Redis): grouped counting', () => {
   after(() => closeRedis(redis));
 
   it('admits exactly the hard limit of concurrent publishes, each with its own count', async () => {
+    const { metrics, seen } = recordingPublishQuotaMetrics();
     const quota = createPublishQuotaLimiter({
       redis,
       keyPrefix: `${uniqueName('quota')}:`,
       logger,
       quota: { sustainedPerSecond: 0, windowMs: 60_000, burstPerWindow: 3, hardLimitPerWindow: 10 },
+      metrics,
     });
     const burst = () =>
       Promise.all(
@@ -39,6 +44,32 @@ describe('publish quota (Redis): grouped counting', () => {
       9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
     ]);
     expect(outcomes.map((o) => o.overSustained).filter(Boolean)).to.have.length(7);
+    expect(seen.overSustained).to.have.length(7);
+    expect(seen.fallbacks).to.equal(0);
+  });
+
+  it('counts its local answers while Redis is unreachable, and the publishes beyond the soft budget', async () => {
+    // Nothing listens on port 1: every count fails at once and the local limiter answers.
+    const down = createRedis({ url: 'redis://127.0.0.1:1', logger, name: 'quota-test-down' });
+    const registry = new Registry();
+    try {
+      const quota = createPublishQuotaLimiter({
+        redis: down,
+        keyPrefix: `${uniqueName('quota')}:`,
+        logger,
+        quota: { sustainedPerSecond: 0, windowMs: 60_000, burstPerWindow: 1, hardLimitPerWindow: 3 },
+        metrics: realtimeHttpMetrics(registry),
+      });
+      const product = '00000000-0000-4000-8000-000000000000';
+      for (let i = 0; i < 4; i++) await quota.consume(product, 'development');
+      const text = await registry.metrics();
+      expect(text).to.match(/^lattice_realtime_publish_quota_fallbacks_total 4$/m);
+      expect(text).to.match(
+        /^lattice_realtime_publishes_over_sustained_total\{environment="development"\} 2$/m,
+      );
+    } finally {
+      await closeRedis(down);
+    }
   });
 
   it('a runtime counts with the deployment’s numbers (REALTIME_PUBLISH_*), the defaults for the rest', async () => {
@@ -49,6 +80,7 @@ describe('publish quota (Redis): grouped counting', () => {
       db,
       logger,
       name: uniqueName('quota-rt'),
+      metrics: realtimeHttpMetrics(new Registry()),
     });
     try {
       expect(runtime.http.quota).to.deep.equal({ ...DEFAULT_PUBLISH_QUOTA, hardLimitPerWindow: 7 });

@@ -4,7 +4,7 @@
 // one command connection; payloads over the inline cap go to the local folder
 // `<dataDir>/payloads` for every product unless a registry is given.
 import { join } from 'node:path';
-import type { Environment, LatticeConfig, Logger } from '@lattice/core';
+import type { LatticeConfig, Logger } from '@lattice/core';
 import { createKafka, createRecordProducer, loadCodec, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { closeRedis, createRedis } from '@lattice/redis';
 import type { Kafka } from 'kafkajs';
@@ -14,7 +14,7 @@ import { createPayloadStoreRegistry } from '../payload/payload-registry.ts';
 import { createFilesystemPayloadStore } from '../payload/payload-store.fs.ts';
 import type { PayloadStoreRegistry } from '../payload/payload-store.ts';
 import { type ChannelCommandPublisher, createChannelCommandPublisher } from './command-publisher.ts';
-import { type PublishQuota, publishQuotaOf } from './publish-quota.ts';
+import { type PublishQuota, type PublishQuotaMetrics, publishQuotaOf } from './publish-quota.ts';
 import { createRealtimeHttp, type RealtimeHttp, type RealtimeHttpDeps } from './realtime-http.ts';
 
 export interface RealtimeHttpRuntimeOptions {
@@ -32,7 +32,8 @@ export interface RealtimeHttpRuntimeOptions {
   /** Default 10 000. */
   publishTimeoutMs?: number;
   policyCacheTtlMs?: number;
-  onOverSustained?: (productId: string, environment: Environment) => void;
+  /** Counts the quota's local answers and the publishes beyond its soft budget (realtimeHttpMetrics). */
+  metrics: PublishQuotaMetrics;
   clock?: RealtimeHttpDeps['clock'];
 }
 
@@ -75,7 +76,7 @@ export function startRealtimeHttpRuntime(opts: RealtimeHttpRuntimeOptions): Real
       commands,
       payloads,
       quota: opts.quota ?? publishQuotaOf(config.publishQuota),
-      ...(opts.onOverSustained ? { onOverSustained: opts.onOverSustained } : {}),
+      metrics: opts.metrics,
     },
   });
   return {

@@ -19,7 +19,12 @@ import {
   type MessagePublisher,
   UNCONFIGURED_MESSAGE_PUBLISHER,
 } from './message-publisher.ts';
-import { createPublishQuotaLimiter, DEFAULT_PUBLISH_QUOTA, type PublishQuota } from './publish-quota.ts';
+import {
+  createPublishQuotaLimiter,
+  DEFAULT_PUBLISH_QUOTA,
+  type PublishQuota,
+  type PublishQuotaMetrics,
+} from './publish-quota.ts';
 import { createTokenIssuer, type TokenIssuer } from './token-issuer.ts';
 
 export interface RealtimePublishingDeps {
@@ -36,8 +41,8 @@ export interface RealtimePublishingDeps {
   idempotencyTtlMs?: number;
   /** config.rateLimitRedisTimeoutMs, for the quota count. Default 250. */
   quotaRedisTimeoutMs?: number;
-  /** Called for every publish beyond the soft budget of its window (a metrics counter). */
-  onOverSustained?: (productId: string, environment: Environment) => void;
+  /** Counts the quota's local answers and the publishes beyond its soft budget. */
+  metrics: PublishQuotaMetrics;
 }
 
 export interface RealtimeHttpDeps {
@@ -83,7 +88,7 @@ export function createRealtimeHttp(deps: RealtimeHttpDeps): RealtimeHttp {
           logger: deps.logger,
           ...(p.quotaRedisTimeoutMs === undefined ? {} : { redisTimeoutMs: p.quotaRedisTimeoutMs }),
           ...clock,
-          ...(p.onOverSustained ? { onOverSustained: p.onOverSustained } : {}),
+          metrics: p.metrics,
         }),
         idempotency: createRedisIdempotencyStore({
           redis: p.redis,
