@@ -3,6 +3,7 @@
 // prefix of its own, a real listening management server, and products made through bootstrap.
 import { createLogger, type ErrorBody, type LatticeConfig, type Logger } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
+import { createRealtimeHttpWithoutPublishing } from '@lattice/realtime/testing';
 import { closeRedis, createRedis } from '@lattice/redis';
 import {
   type BootstrapResult,
@@ -17,7 +18,7 @@ import {
 } from '@lattice/store';
 import { Registry } from 'prom-client';
 import { testConfig, uniqueName } from '../../../test/support/env.ts';
-import { buildManagementApp, type ManagementDeps } from './app.ts';
+import { createRedisKeyChangeNotifier } from './notify/key-change-notifier.redis.ts';
 import { type RunningManagement, startManagement } from './server.ts';
 
 export interface TestManagement {
@@ -60,9 +61,18 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
   await migrateLatest(db, logger);
   const redis = createRedis({ url: config.redisUrl, logger, name: 'management-test' });
   const registry = new Registry();
-  const deps: ManagementDeps = { config, db, logger, registry, redis, validateResponses: true };
-  const { routes, openApi } = buildManagementApp(deps);
-  const server = await startManagement(deps);
+  const server = await startManagement(
+    { host: config.host, port: config.managementPort },
+    {
+      db,
+      logger,
+      registry,
+      keyChanges: createRedisKeyChangeNotifier({ redis, keyPrefix: config.redisKeyPrefix, logger }),
+      realtime: createRealtimeHttpWithoutPublishing({ db, logger, gatewayUrls: config.gatewayUrls }),
+      validateResponses: true,
+    },
+  );
+  const { routes, openApi } = server;
   return {
     config,
     db,

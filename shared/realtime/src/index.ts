@@ -103,7 +103,6 @@ export {
   MESSAGE_NAME_MAX,
   parsePublishBody,
   STORED_PAYLOAD_CONTENT_TYPE,
-  UNCONFIGURED_MESSAGE_PUBLISHER,
   validPublish,
 } from './http/message-publisher.ts';
 export type {
@@ -127,8 +126,12 @@ export { REALTIME_ERRORS, REALTIME_STEP } from './http/realtime-errors.ts';
 export type { RealtimeHttp, RealtimeHttpDeps, RealtimePublishingDeps } from './http/realtime-http.ts';
 export { createRealtimeHttp } from './http/realtime-http.ts';
 export { realtimeHttpMetrics } from './http/realtime-http-metrics.ts';
-export type { RealtimeHttpRuntime, RealtimeHttpRuntimeOptions } from './http/realtime-http-runtime.ts';
-export { startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
+export type {
+  RealtimeHttpRuntime,
+  RealtimeHttpRuntimeDeps,
+  RealtimeHttpSettings,
+} from './http/realtime-http-runtime.ts';
+export { realtimeHttpSettingsOf, startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
 export type { IssuedToken, TokenIssuer, TokenIssuerDeps } from './http/token-issuer.ts';
 export { createTokenIssuer } from './http/token-issuer.ts';
 export {

@@ -1,6 +1,10 @@
 // Stand-ins for tests (`@lattice/realtime/testing`); production code composes the real ones.
-import type { Environment } from '@lattice/core';
-import type { PublishQuotaMetrics } from './http/publish-quota.ts';
+import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
+import type { Knex } from 'knex';
+import { POLICY_CACHE_TTL_MS } from './channel/policy-cache.ts';
+import { UNCONFIGURED_MESSAGE_PUBLISHER } from './http/message-publisher.ts';
+import { DEFAULT_PUBLISH_QUOTA, type PublishQuotaMetrics } from './http/publish-quota.ts';
+import { composeRealtimeHttp, type RealtimeHttp } from './http/realtime-http.ts';
 
 /** Quota metrics that count nothing. */
 export const NO_PUBLISH_QUOTA_METRICS: PublishQuotaMetrics = {
@@ -25,4 +29,27 @@ export function recordingPublishQuotaMetrics(): {
       },
     },
   };
+}
+
+/**
+ * The realtime services over `db` with no Redis or Kafka: tokens and reads work, every publish
+ * is validated and then answered 503 (management tests that never publish).
+ */
+export function createRealtimeHttpWithoutPublishing(deps: {
+  db: Knex;
+  logger: Logger;
+  gatewayUrls: Record<Environment, string>;
+  clock?: Clock;
+}): RealtimeHttp {
+  return composeRealtimeHttp(
+    {
+      db: deps.db,
+      logger: deps.logger,
+      gatewayUrls: deps.gatewayUrls,
+      policyCacheTtlMs: POLICY_CACHE_TTL_MS,
+      clock: deps.clock ?? systemClock,
+    },
+    () => UNCONFIGURED_MESSAGE_PUBLISHER,
+    DEFAULT_PUBLISH_QUOTA,
+  );
 }

@@ -5,11 +5,19 @@
 //           (Idempotency-Key store and quota in Redis, group-committed acks=all producer)
 // The publish quota is raised out of the way (the benchmark measures the path, not the limit);
 // the per-IP limit too. The parent asks for CPU time over IPC.
+
+import { join } from 'node:path';
 import { channelActorRegistration, startActorsRole } from '@lattice/actors';
-import { createLogger, loadConfig } from '@lattice/core';
+import { createLogger, loadConfig, systemClock } from '@lattice/core';
 import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@lattice/edge';
 import { createKafka } from '@lattice/kafka';
-import { realtimeHttpMetrics, startRealtimeHttpRuntime } from '@lattice/realtime';
+import {
+  createFilesystemPayloadStore,
+  createPayloadStoreRegistry,
+  realtimeHttpMetrics,
+  realtimeHttpSettingsOf,
+  startRealtimeHttpRuntime,
+} from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { Registry } from 'prom-client';
@@ -60,20 +68,29 @@ async function main(): Promise<void> {
       () => closeRedis(actorsRedis),
     );
   } else {
-    const runtime = startRealtimeHttpRuntime({
-      config,
-      db,
-      logger,
-      name: 'bench-edge',
-      kafka,
-      metrics: realtimeHttpMetrics(new Registry()),
-      quota: {
-        sustainedPerSecond: LIMIT_NEVER_REACHED,
-        windowMs: 10_000,
-        burstPerWindow: 0,
-        hardLimitPerWindow: LIMIT_NEVER_REACHED,
+    const realtimeRedis = createRedis({ url: config.redisUrl, logger, name: 'bench-edge-realtime' });
+    const runtime = startRealtimeHttpRuntime(
+      {
+        ...realtimeHttpSettingsOf(config),
+        quota: {
+          sustainedPerSecond: LIMIT_NEVER_REACHED,
+          windowMs: 10_000,
+          burstPerWindow: 0,
+          hardLimitPerWindow: LIMIT_NEVER_REACHED,
+        },
       },
-    });
+      {
+        db,
+        logger,
+        redis: realtimeRedis,
+        kafka,
+        payloads: createPayloadStoreRegistry({
+          store: createFilesystemPayloadStore({ dir: join(config.dataDir, 'payloads') }),
+        }),
+        metrics: realtimeHttpMetrics(new Registry()),
+        clock: systemClock,
+      },
+    );
     const toolkits = createToolkitRegistry();
     registerRealtimeToolkit(toolkits, { realtime: runtime.http });
     const limitsRedis = createRedis({ url: config.redisUrl, logger, name: 'bench-edge-limits' });
@@ -91,6 +108,7 @@ async function main(): Promise<void> {
     stops.push(
       () => edge.close(),
       () => runtime.close(),
+      () => closeRedis(realtimeRedis),
       () => closeRedis(limitsRedis),
     );
   }

@@ -15,16 +15,18 @@ import {
   type LatticeConfig,
   type Logger,
   sleep,
+  systemClock,
 } from '@lattice/core';
 import { createToolkitRegistry, type RunningEdge, registerRealtimeToolkit, startEdge } from '@lattice/edge';
 import { createKafka } from '@lattice/kafka';
-import { type RunningManagement, startManagement } from '@lattice/management';
+import { createRedisKeyChangeNotifier, type RunningManagement, startManagement } from '@lattice/management';
 import {
   createFilesystemPayloadStore,
   createPayloadStoreRegistry,
   type PublishQuota,
   type RealtimeHttpRuntime,
   realtimeHttpMetrics,
+  realtimeHttpSettingsOf,
   startRealtimeHttpRuntime,
 } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
@@ -118,43 +120,52 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
   async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const dir = await mkdtemp(join(tmpdir(), 'lattice-payloads-'));
     dirs.push(dir);
-    const runtime = startRealtimeHttpRuntime({
-      config,
-      db,
-      logger,
-      name: uniqueName('rt-http'),
-      ...(opts.kafkaUnavailable
-        ? {
-            kafka: new Kafka({
+    const runtimeRedis = createRedis({ url: config.redisUrl, logger, name: 'rt-http-realtime' });
+    const runtime = startRealtimeHttpRuntime(
+      {
+        ...realtimeHttpSettingsOf(config),
+        ...(opts.quota ? { quota: opts.quota } : {}),
+        publishTimeoutMs: opts.publishTimeoutMs ?? (opts.kafkaUnavailable ? 2000 : 10_000),
+        policyCacheTtlMs: 0,
+      },
+      {
+        db,
+        logger,
+        redis: runtimeRedis,
+        kafka: opts.kafkaUnavailable
+          ? new Kafka({
               clientId: 'nowhere',
               brokers: ['127.0.0.1:1'],
               connectionTimeout: 300,
               // The idempotent producer refuses retries: 0; a few quick ones, then it gives up.
               retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 300 },
               logLevel: logLevel.NOTHING,
-            }),
-          }
-        : { kafka }),
-      payloads: createPayloadStoreRegistry({
-        store: createFilesystemPayloadStore({ dir }),
-        products: opts.payloads === 'none' ? [] : 'all',
-      }),
-      ...(opts.quota ? { quota: opts.quota } : {}),
-      ...(opts.clock ? { clock: opts.clock } : {}),
-      publishTimeoutMs: opts.publishTimeoutMs ?? (opts.kafkaUnavailable ? 2000 : 10_000),
-      policyCacheTtlMs: 0,
-      metrics: realtimeHttpMetrics(new Registry()),
-    });
+            })
+          : kafka,
+        payloads: createPayloadStoreRegistry({
+          store: createFilesystemPayloadStore({ dir }),
+          products: opts.payloads === 'none' ? [] : 'all',
+        }),
+        metrics: realtimeHttpMetrics(new Registry()),
+        clock: opts.clock ?? systemClock,
+      },
+    );
     const mgmtRedis = createRedis({ url: config.redisUrl, logger, name: 'rt-http-mgmt' });
-    const management = await startManagement({
-      config,
-      db,
-      logger,
-      registry: new Registry(),
-      redis: mgmtRedis,
-      realtime: runtime.http,
-      validateResponses: true,
-    });
+    const management = await startManagement(
+      { host: config.host, port: config.managementPort },
+      {
+        db,
+        logger,
+        registry: new Registry(),
+        keyChanges: createRedisKeyChangeNotifier({
+          redis: mgmtRedis,
+          keyPrefix: config.redisKeyPrefix,
+          logger,
+        }),
+        realtime: runtime.http,
+        validateResponses: true,
+      },
+    );
     const limitRedis: Redis[] = [];
     const edges = {} as Record<Environment, RunningEdge>;
     for (const environment of ['production', 'development'] as const) {
@@ -190,6 +201,7 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
         await Promise.all(Object.values(edges).map((e) => e.close()));
         await management.close();
         await runtime.close();
+        await closeRedis(runtimeRedis);
         await closeRedis(mgmtRedis);
         await Promise.all(limitRedis.map((r) => closeRedis(r)));
       },

@@ -3,18 +3,26 @@
 // against already running infra; the edge runs one environment: `lattice start edge --env
 // production`.
 
+import { join } from 'node:path';
 import {
   channelActorRegistration,
   createCatalogTopics,
   realtimeJobs,
   startActorsRole,
 } from '@lattice/actors';
-import { ENVIRONMENTS, type Environment } from '@lattice/core';
+import { ENVIRONMENTS, type Environment, systemClock } from '@lattice/core';
 import { createToolkitRegistry, registerRealtimeToolkit, startEdge } from '@lattice/edge';
 import { ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
-import { startManagement } from '@lattice/management';
-import { type RealtimeHttpRuntime, realtimeHttpMetrics, startRealtimeHttpRuntime } from '@lattice/realtime';
+import { createRedisKeyChangeNotifier, startManagement } from '@lattice/management';
+import {
+  createFilesystemPayloadStore,
+  createPayloadStoreRegistry,
+  type RealtimeHttpRuntime,
+  realtimeHttpMetrics,
+  realtimeHttpSettingsOf,
+  startRealtimeHttpRuntime,
+} from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
@@ -81,14 +89,20 @@ async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, share
   const { config, logger } = ctx;
   if (role === 'management') {
     // With Redis, key changes are announced so the edges reload early instead of next period.
-    const management = await startManagement({
-      config,
-      db,
-      logger,
-      registry,
-      redis: shared.redis(),
-      realtime: shared.realtime().http,
-    });
+    const management = await startManagement(
+      { host: config.host, port: config.managementPort },
+      {
+        db,
+        logger,
+        registry,
+        keyChanges: createRedisKeyChangeNotifier({
+          redis: shared.redis(),
+          keyPrefix: config.redisKeyPrefix,
+          logger,
+        }),
+        realtime: shared.realtime().http,
+      },
+    );
     return { name: 'management', url: management.url, stop: () => management.close() };
   }
   const kafka = createKafka({
@@ -188,18 +202,31 @@ export async function runStart(
   collectDefaultMetrics({ register: registry });
   let redis: Redis | undefined;
   let realtime: RealtimeHttpRuntime | undefined;
+  let realtimeRedis: Redis | undefined;
   const shared: Shared = {
     db,
     registry,
     redis: () => (redis ??= createRedis({ url: config.redisUrl, logger, name: 'lattice-commands' })),
-    realtime: () =>
-      (realtime ??= startRealtimeHttpRuntime({
-        config,
+    realtime: () => {
+      if (realtime) return realtime;
+      realtimeRedis = createRedis({ url: config.redisUrl, logger, name: 'lattice-realtime' });
+      realtime = startRealtimeHttpRuntime(realtimeHttpSettingsOf(config), {
         db,
         logger,
-        name: 'lattice',
+        redis: realtimeRedis,
+        kafka: createKafka({
+          brokers: config.kafkaBrokers,
+          clientId: `${config.kafkaClientId}-realtime`,
+          logger,
+        }),
+        payloads: createPayloadStoreRegistry({
+          store: createFilesystemPayloadStore({ dir: join(config.dataDir, 'payloads') }),
+        }),
         metrics: realtimeHttpMetrics(registry),
-      })),
+        clock: systemClock,
+      });
+      return realtime;
+    },
   };
   const running: Running[] = [];
   for (const r of role === undefined ? ROLES : [role as Role]) {
@@ -232,6 +259,7 @@ export async function runStart(
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
   if (realtime) await realtime.close();
+  if (realtimeRedis) await closeRedis(realtimeRedis);
   if (redis) await closeRedis(redis);
   await db.destroy();
   step('stopped (infra left running; `npm run infra:down` stops what lattice started)');

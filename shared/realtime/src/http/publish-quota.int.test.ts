@@ -1,15 +1,18 @@
 // Grouped counting of the publish quota stays exact at the hard limit, and is counted.
-import { createLogger } from '@lattice/core';
+import { createLogger, systemClock } from '@lattice/core';
+import { createKafka } from '@lattice/kafka';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { testConfig, uniqueName } from '../../../../test/support/env.ts';
+import { createPayloadStoreRegistry } from '../payload/payload-registry.ts';
+import { createFilesystemPayloadStore } from '../payload/payload-store.fs.ts';
 import { recordingPublishQuotaMetrics } from '../testing.ts';
 import { createPublishQuotaLimiter, DEFAULT_PUBLISH_QUOTA } from './publish-quota.ts';
 import { realtimeHttpMetrics } from './realtime-http-metrics.ts';
-import { startRealtimeHttpRuntime } from './realtime-http-runtime.ts';
+import { realtimeHttpSettingsOf, startRealtimeHttpRuntime } from './realtime-http-runtime.ts';
 
 describe('publish quota (Redis): grouped counting', () => {
   const config = testConfig();
@@ -75,12 +78,16 @@ describe('publish quota (Redis): grouped counting', () => {
   it('a runtime counts with the deployment’s numbers (REALTIME_PUBLISH_*), the defaults for the rest', async () => {
     const deployment = testConfig({ publishQuota: { hardLimitPerWindow: 7 } });
     const db = createDb({ databaseUrl: deployment.databaseUrl, logger });
-    const runtime = startRealtimeHttpRuntime({
-      config: deployment,
+    const runtime = startRealtimeHttpRuntime(realtimeHttpSettingsOf(deployment), {
       db,
       logger,
-      name: uniqueName('quota-rt'),
+      redis,
+      kafka: createKafka({ brokers: deployment.kafkaBrokers, clientId: uniqueName('quota-rt'), logger }),
+      payloads: createPayloadStoreRegistry({
+        store: createFilesystemPayloadStore({ dir: deployment.dataDir }),
+      }),
       metrics: realtimeHttpMetrics(new Registry()),
+      clock: systemClock,
     });
     try {
       expect(runtime.http.quota).to.deep.equal({ ...DEFAULT_PUBLISH_QUOTA, hardLimitPerWindow: 7 });
