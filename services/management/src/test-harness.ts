@@ -1,10 +1,10 @@
 // Integration-test setup shared by this service's *.int.test.ts files (and the management
 // integration tests under test/integration): a migrated test database, a real Redis with a key
 // prefix of its own, a real listening management server, and products made through bootstrap.
+import { createRoleShared } from '@lattice/cli';
 import { createLogger, type ErrorBody, type LatticeConfig, type Logger } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
-import { createRealtimeHttpWithoutPublishing } from '@lattice/realtime/testing';
-import { closeRedis, createRedis } from '@lattice/redis';
+import type { createRedis } from '@lattice/redis';
 import {
   type BootstrapResult,
   bootstrapProduct,
@@ -18,8 +18,8 @@ import {
 } from '@lattice/store';
 import { Registry } from 'prom-client';
 import { testConfig, uniqueName } from '../../../test/support/env.ts';
-import { createRedisKeyChangeNotifier } from './notify/key-change-notifier.redis.ts';
-import { type RunningManagement, startManagement } from './server.ts';
+import { managementRole } from './role.ts';
+import type { RunningManagement } from './server.ts';
 
 export interface TestManagement {
   config: LatticeConfig;
@@ -59,20 +59,14 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
   });
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
   await migrateLatest(db, logger);
-  const redis = createRedis({ url: config.redisUrl, logger, name: 'management-test' });
   const registry = new Registry();
-  const server = await startManagement(
-    { host: config.host, port: config.managementPort },
-    {
-      db,
-      logger,
-      registry,
-      keyChanges: createRedisKeyChangeNotifier({ redis, keyPrefix: config.redisKeyPrefix, logger }),
-      realtime: createRealtimeHttpWithoutPublishing({ db, logger, gatewayUrls: config.gatewayUrls }),
-      validateResponses: true,
-    },
+  const shared = createRoleShared({ config, logger, registry, db });
+  const server = await managementRole.start(
+    { ...managementRole.configOf(config), validateResponses: true },
+    shared,
   );
   const { routes, openApi } = server;
+  const redis = shared.redis('management');
   return {
     config,
     db,
@@ -109,7 +103,7 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
     },
     async close() {
       await server.close();
-      await closeRedis(redis);
+      await shared.close();
       await db.destroy();
     },
   };

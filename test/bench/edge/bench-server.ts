@@ -1,6 +1,6 @@
 // One server of the edge benchmark, run as a child process of run.ts (fork, IPC):
 //   bare        express with the trivial handler and nothing else
-//   edge        startEdge, exactly as `lattice start edge` composes it: per-IP limit in Redis
+//   edge        the edge role, exactly as `lattice start edge` starts it: per-IP limit in Redis
 //               (a limit too high to reject), key check against the PostgreSQL snapshot of the
 //               environment (100 000 keys seeded by run.ts), key header stripping, metrics, and
 //               the same trivial handler registered as the toolkit's
@@ -9,22 +9,23 @@
 //               every request: each request is its address's first in the window, so each one
 //               needs a lease from Redis (the leased limiter's worst case)
 //   edge-local  the edge app with the per-IP limit counted in process memory instead of Redis
-//               and no metrics: not a deployable setup, a breakdown row that shows what Redis
-//               costs
+//               and no metrics: not a deployable setup (so not the role), a breakdown row that
+//               shows what Redis costs
 // All answer the same route with the same body, so the differences are the edge's pipeline.
 // The parent asks for CPU time over IPC, to report the server's cost per request.
 import type { AddressInfo } from 'node:net';
+import { createRoleShared } from '@lattice/cli';
 import { createLogger, loadConfig, systemClock } from '@lattice/core';
 import {
   createEdgeApp,
   createKeySnapshotHolder,
   createToolkitRegistry,
+  edgeRole,
   perIpPolicy,
-  startEdge,
 } from '@lattice/edge';
 import { NO_EDGE_METRICS } from '@lattice/edge/testing';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
-import { closeRedis, createMemoryRateLimiter, createRedis } from '@lattice/redis';
+import { createMemoryRateLimiter } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import express from 'express';
 import { Registry } from 'prom-client';
@@ -86,7 +87,6 @@ async function start(): Promise<Running> {
   });
   const startedMs = Date.now();
   if (args.mode === 'edge' || args.mode === 'edge-spread') {
-    const redis = createRedis({ url: args.redisUrl, logger, name: 'bench-edge-limits' });
     const config = loadConfig(process.env, {
       databaseUrl: args.databaseUrl,
       redisUrl: args.redisUrl,
@@ -97,23 +97,19 @@ async function start(): Promise<Running> {
         : { perIpRequestsPerMinute: 100, trustProxy: 'loopback' }),
       logLevel: 'warn',
     });
-    const edge = await startEdge({
-      config,
-      environment: 'production',
-      db,
-      redis,
-      logger,
-      registry: new Registry(),
-      toolkits,
-      firstLoadWaitMs: 60_000,
-    });
+    const shared = createRoleShared({ config, logger, registry: new Registry(), db });
+    const role = edgeRole('production');
+    const edge = await role.start(
+      { ...role.configOf(config), firstLoadWaitMs: 60_000 },
+      { ...shared, toolkits },
+    );
     return {
       url: edge.url,
       snapshotKeys: edge.snapshots.current()?.size ?? null,
       snapshotLoadMs: Date.now() - startedMs,
       async stop() {
         await edge.close();
-        await closeRedis(redis);
+        await shared.close();
         await db.destroy();
       },
     };

@@ -1,13 +1,22 @@
 // Integration-test harness of the public edge: real PostgreSQL (lattice_test, migrated) and
-// Redis, edges started through startEdge on free ports, products and keys made directly
-// through bootstrap and the public key repository. Each test gets its own Redis key prefix and
-// its own products, so tests never share a rate-limit count or a key.
-import { type ConfigOverrides, createLogger, type Environment, type Logger, sleep } from '@lattice/core';
+// Redis, edges started through the edge role module on free ports (with the toolkits a test
+// gives, or none), products and keys made directly through bootstrap and the public key
+// repository. Each test gets its own Redis key prefix and its own products, so tests never share
+// a rate-limit count or a key.
+import { createRoleShared, type RoleShared } from '@lattice/cli';
+import {
+  type Clock,
+  type ConfigOverrides,
+  createLogger,
+  type Environment,
+  type Logger,
+  sleep,
+} from '@lattice/core';
 import {
   createToolkitRegistry,
+  type EdgeShared,
+  edgeRole,
   type RunningEdge,
-  type StartEdgeOptions,
-  startEdge,
   type ToolkitRegistry,
 } from '@lattice/edge';
 import {
@@ -65,6 +74,20 @@ export function echoToolkits(): ToolkitRegistry {
   return toolkits;
 }
 
+export interface TestEdgeOptions {
+  config?: ConfigOverrides;
+  /** Default true: reload early on key change notifications. */
+  notifications?: boolean;
+  /** Default: none registered, every route answering 501 once past the edge's own steps. */
+  toolkits?: ToolkitRegistry;
+  db?: Db;
+  logger?: Logger;
+  registry?: Registry;
+  clock?: Clock;
+  /** Every connection the edge opens (a Redis that is down); default: the configured Redis. */
+  redis?: Redis;
+}
+
 export interface EdgeSuite {
   db: Db;
   /** Admin connection for the tests' own Redis commands (publish, inspect keys). */
@@ -79,10 +102,7 @@ export interface EdgeSuite {
     prefix?: 'lpk_' | 'lmk_' | 'rtk_';
   }): Promise<{ secret: string; record: PublicKeyRecord }>;
   /** Starts an edge with a unique Redis prefix; stopped by closeEdges(). */
-  startEdge(
-    environment: Environment,
-    opts?: { config?: ConfigOverrides } & Partial<Omit<StartEdgeOptions, 'config' | 'environment'>>,
-  ): Promise<RunningEdge>;
+  startEdge(environment: Environment, opts?: TestEdgeOptions): Promise<RunningEdge>;
   closeEdges(): Promise<void>;
   close(): Promise<void>;
 }
@@ -96,14 +116,14 @@ export async function edgeSuite(): Promise<EdgeSuite> {
   const keys = createPostgresPublicKeyRepository(db);
   const products: string[] = [];
   const prefixes: string[] = [];
-  const ownRedis: Redis[] = [];
+  const shareds: RoleShared[] = [];
   let edges: RunningEdge[] = [];
 
   async function closeEdges(): Promise<void> {
     const closing = edges;
     edges = [];
     await Promise.all(closing.map((e) => e.close()));
-    await Promise.all(ownRedis.splice(0).map((r) => closeRedis(r)));
+    await Promise.all(shareds.splice(0).map((s) => s.close()));
   }
 
   return {
@@ -134,7 +154,7 @@ export async function edgeSuite(): Promise<EdgeSuite> {
       return { secret: minted.secret, record };
     },
     async startEdge(environment, opts = {}) {
-      const { config: overrides, ...rest } = opts;
+      const overrides = opts.config;
       const redisKeyPrefix = overrides?.redisKeyPrefix ?? `${uniqueName('edge-test')}:`;
       prefixes.push(redisKeyPrefix);
       const edgeConfig = testConfig({
@@ -145,20 +165,25 @@ export async function edgeSuite(): Promise<EdgeSuite> {
         ...overrides,
         redisKeyPrefix,
       });
-      let limitsRedis = rest.redis;
-      if (!limitsRedis) {
-        limitsRedis = createRedis({ url: edgeConfig.redisUrl, logger, name: 'edge-test-limits' });
-        ownRedis.push(limitsRedis);
-      }
-      const edge = await startEdge({
-        db,
-        logger,
-        registry: new Registry(),
-        ...rest,
-        redis: limitsRedis,
+      const shared = createRoleShared({
         config: edgeConfig,
-        environment,
+        logger: opts.logger ?? logger,
+        registry: opts.registry ?? new Registry(),
+        db: opts.db ?? db,
+        ...(opts.clock ? { clock: opts.clock } : {}),
       });
+      shareds.push(shared);
+      const down = opts.redis;
+      const edgeShared: EdgeShared = {
+        ...shared,
+        toolkits: opts.toolkits ?? createToolkitRegistry(),
+        ...(down ? { redis: () => down } : {}),
+      };
+      const role = edgeRole(environment);
+      const edge = await role.start(
+        { ...role.configOf(edgeConfig), keyChangeNotifications: opts.notifications ?? true },
+        edgeShared,
+      );
       edges.push(edge);
       return edge;
     },
