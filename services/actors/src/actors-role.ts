@@ -41,8 +41,8 @@ export interface ActorsRoleOptions {
   registry: Registry;
   // biome-ignore lint/suspicious/noExplicitAny: registrations of different command types live in one list
   kinds: ActorKindRegistration<any>[];
-  /** Maintenance run beside the hosts (e.g. `realtimeJobs(...)`); none by default. */
-  jobs?: PeriodicJob[];
+  /** Maintenance run beside the hosts (`realtimeJobs(...)`). */
+  jobs: PeriodicJob[];
 }
 
 export interface ActorsRole {
@@ -101,11 +101,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
     await host.start();
     hosts.push(host);
   }
-  const jobs = startPeriodicJobs(
-    opts.jobs ?? [],
-    { producer, topicPrefix: settings.kafkaTopicPrefix },
-    logger,
-  );
+  const jobs = startPeriodicJobs(opts.jobs, { producer, topicPrefix: settings.kafkaTopicPrefix }, logger);
   logger.info({ kinds: opts.kinds.map((k) => k.kind.name) }, 'actors role started');
   return {
     async stop() {
