@@ -1,5 +1,5 @@
 // Grouped counting of the publish quota stays exact at the hard limit, and is counted.
-import { createLogger, systemClock } from '@lattice/core';
+import { createLogger, ManualClock, systemClock } from '@lattice/core';
 import { createKafka } from '@lattice/kafka';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
@@ -32,6 +32,10 @@ describe('publish quota (Redis): grouped counting', () => {
       logger,
       quota: { sustainedPerSecond: 0, windowMs: 60_000, burstPerWindow: 3, hardLimitPerWindow: 10 },
       metrics,
+      // A busy machine's pause is no outage here (as testConfig's rateLimitRedisTimeoutMs).
+      redisTimeoutMs: 5000,
+      // Mid-window and still: a window boundary between the two bursts would reset the count.
+      clock: new ManualClock(Math.floor(Date.now() / 60_000) * 60_000 + 30_000),
     });
     const burst = () =>
       Promise.all(
