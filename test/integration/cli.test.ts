@@ -349,6 +349,8 @@ describe('lattice command', function () {
       expect(metrics).to.match(
         /^lattice_edge_requests_total\{environment="development",outcome="public_key_required"\} 1$/m,
       );
+      // The realtime toolkit's publish quota is counted on the same registry (principle 5).
+      expect(metrics).to.match(/^lattice_realtime_publish_quota_fallbacks_total 0$/m);
       expect(await stopPlatform(alone.child)).to.equal(0);
     });
 

@@ -1,8 +1,9 @@
-// The actors role as `lattice start actors` runs it, with the channel actor kind registered and
-// the realtime maintenance jobs on: a publish reaches history and fan-out, and an expired
-// presence entry is swept into a leave event without any other command on its channel.
-import { catalogTopicNames, channelActorRegistration, realtimeJobs, startActorsRole } from '@lattice/actors';
-import { newId } from '@lattice/core';
+// The actors role through its role module, as `lattice start actors` runs it: the channel actor
+// kind registered and the realtime maintenance jobs on. A publish reaches history and fan-out,
+// and an expired presence entry is swept into a leave event without any other command on its
+// channel.
+import { actorsRole, catalogTopicNames } from '@lattice/actors';
+import { newId, systemClock } from '@lattice/core';
 import {
   channelCommandKey,
   createHistoryReader,
@@ -25,42 +26,38 @@ import {
 describe('actors role with the channel actor kind and realtime jobs', function () {
   this.timeout(120_000);
   let f: RealtimeFixture;
-  let role: { stop(): Promise<void> } | undefined;
+  let role: { close(): Promise<void> } | undefined;
 
   before(async () => {
     f = await createRealtimeFixture('rt-role');
     await f.namespaces.put(f.productId, 'chat', RETAINING);
   });
   after(async () => {
-    await role?.stop();
+    await role?.close();
     const others = catalogTopicNames(f.topicPrefix).filter((t) => t !== f.topic && t !== f.dlq);
     await f.admin.deleteTopics({ topics: others }).catch(() => undefined);
     await f?.close();
   });
 
   it('applies publishes and sweeps expired presence, as registered by the CLI', async () => {
-    const roleConfig = { ...config, kafkaTopicPrefix: f.topicPrefix, redisKeyPrefix: f.redisKeyPrefix };
-    role = await startActorsRole({
-      config: roleConfig,
-      kafka: f.kafka,
-      logger: f.logger,
-      registry: new Registry(),
-      kinds: [
-        channelActorRegistration({
-          db: f.db,
-          redis: f.redis,
-          logger: f.logger,
-          redisKeyPrefix: roleConfig.redisKeyPrefix,
-        }),
-      ],
-      jobs: realtimeJobs({
-        db: f.db,
-        logger: f.logger,
+    role = await actorsRole.start(
+      {
+        ...actorsRole.configOf(config),
+        kafkaTopicPrefix: f.topicPrefix,
+        redisKeyPrefix: f.redisKeyPrefix,
         presenceSweepIntervalMs: 200,
         historyPurgeIntervalMs: 60_000,
-        productIds: [f.productId],
-      }),
-    });
+        maintenanceProductIds: [f.productId],
+      },
+      {
+        db: f.db,
+        logger: f.logger,
+        registry: new Registry(),
+        clock: systemClock,
+        redis: () => f.redis,
+        kafka: () => f.kafka,
+      },
+    );
     const id = f.id('chat:general');
     const sub = await subscribe(f, [id]);
     try {

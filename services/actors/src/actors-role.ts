@@ -1,6 +1,7 @@
-// The `actors` role: creates the catalog topics, then runs one partition actor host per
-// registered actor kind. Kinds arrive with their toolkits (channel actors, webhook endpoint
-// actors, the mail sender); each declares its topic, codec and consumer group.
+// The actor hosts of the `actors` role (role.ts composes it): creates the catalog topics, then
+// runs one partition actor host per registered actor kind. Kinds arrive with their toolkits
+// (channel actors, webhook endpoint actors, the mail sender); each declares its topic, codec and
+// consumer group.
 
 import { type LatticeConfig, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
 import {
@@ -27,15 +28,21 @@ export interface ActorKindRegistration<C> {
   kind: ActorKind<C>;
 }
 
+/** The topic settings the hosts and the catalog topics are made with. */
+export type KafkaTopicSettings = Pick<
+  LatticeConfig,
+  'kafkaTopicPrefix' | 'kafkaPartitions' | 'kafkaReplicationFactor'
+>;
+
 export interface ActorsRoleOptions {
-  config: LatticeConfig;
+  settings: KafkaTopicSettings;
   kafka: Kafka;
   logger: Logger;
   registry: Registry;
   // biome-ignore lint/suspicious/noExplicitAny: registrations of different command types live in one list
   kinds: ActorKindRegistration<any>[];
-  /** Maintenance run beside the hosts (e.g. `realtimeJobs(...)`); none by default. */
-  jobs?: PeriodicJob[];
+  /** Maintenance run beside the hosts (`realtimeJobs(...)`). */
+  jobs: PeriodicJob[];
   /** Retry waits of the hosts and the jobs' timers. Default systemScheduler. */
   scheduler?: Scheduler;
 }
@@ -51,7 +58,7 @@ export function catalogTopicNames(prefix: string): string[] {
 }
 
 export async function createCatalogTopics(
-  config: LatticeConfig,
+  settings: KafkaTopicSettings,
   kafka: Kafka,
   logger: Logger,
 ): Promise<string[]> {
@@ -60,9 +67,9 @@ export async function createCatalogTopics(
   try {
     const { created } = await ensureTopics({
       admin,
-      names: catalogTopicNames(config.kafkaTopicPrefix),
-      partitions: config.kafkaPartitions,
-      replicationFactor: config.kafkaReplicationFactor,
+      names: catalogTopicNames(settings.kafkaTopicPrefix),
+      partitions: settings.kafkaPartitions,
+      replicationFactor: settings.kafkaReplicationFactor,
       logger,
     });
     return created;
@@ -72,21 +79,21 @@ export async function createCatalogTopics(
 }
 
 export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRole> {
-  const { config, kafka, logger } = opts;
+  const { settings, kafka, logger } = opts;
   const scheduler = opts.scheduler ?? systemScheduler;
-  await createCatalogTopics(config, kafka, logger);
+  await createCatalogTopics(settings, kafka, logger);
   const producer = await createRecordProducer(kafka);
   const deadLetters = createKafkaDeadLetterSink(
     producer,
-    topicName(config.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name),
+    topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name),
     loadCodec<DeadLetter>(TOPIC_CATALOG.deadLetters.schema),
   );
   const hosts: ActorHost[] = [];
   for (const reg of opts.kinds) {
-    const topic = topicName(config.kafkaTopicPrefix, reg.topic);
+    const topic = topicName(settings.kafkaTopicPrefix, reg.topic);
     const host = createActorHost({
       kafka,
-      groupId: `${config.kafkaTopicPrefix}lattice-actors.${reg.kind.name}`,
+      groupId: `${settings.kafkaTopicPrefix}lattice-actors.${reg.kind.name}`,
       topic,
       codec: reg.codec,
       kind: reg.kind,
@@ -99,8 +106,8 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
     hosts.push(host);
   }
   const jobs = startPeriodicJobs(
-    opts.jobs ?? [],
-    { producer, topicPrefix: config.kafkaTopicPrefix },
+    opts.jobs,
+    { producer, topicPrefix: settings.kafkaTopicPrefix },
     logger,
     scheduler,
   );

@@ -1,17 +1,16 @@
 // `/metrics` and `/healthz` for a role run alone without the management API, which serves them
 // otherwise: the actors role, and an edge (whose own port is public, so not there).
 import { createServer, type Server } from 'node:http';
+import type { RoleHealth } from '@lattice/core';
 import type { Registry } from 'prom-client';
 
 export async function startMetricsServer(
   registry: Registry,
   host: string,
   port: number,
-  healthy: () => boolean,
-  /** Said by `/healthz` when `healthy()` is false. */
-  unhealthyReason: string,
+  /** `/healthz` answers 503 with the reason while the role is not ok. */
+  health: () => RoleHealth,
 ): Promise<{ close(): Promise<void> }> {
-  const unhealthy = JSON.stringify({ status: 'unhealthy', reason: unhealthyReason });
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
@@ -19,10 +18,10 @@ export async function startMetricsServer(
         () => res.writeHead(500).end(),
       );
     } else if (req.method === 'GET' && req.url === '/healthz') {
-      const ok = healthy();
+      const { ok, reason } = health();
       res
         .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        .end(ok ? '{"status":"ok"}' : unhealthy);
+        .end(ok ? '{"status":"ok"}' : JSON.stringify({ status: 'unhealthy', reason }));
     } else {
       res
         .writeHead(404, { 'content-type': 'application/json' })

@@ -1,7 +1,7 @@
 // Composition of one public edge (one environment): express with the edge pipeline and the
 // error mapping. Everything comes in through `deps`; nothing here reads the environment
 // variables, opens connections or starts timers (startEdge does, in server.ts).
-import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
+import type { Clock, Environment, Logger } from '@lattice/core';
 import {
   bindPublicRoutes,
   loadSchemaRegistry,
@@ -11,7 +11,7 @@ import {
 import type { RateLimiter } from '@lattice/redis';
 import express, { type Express } from 'express';
 import { edgeErrorHandler } from './edge-error-handler.ts';
-import { type EdgeMetrics, NO_EDGE_METRICS } from './edge-metrics.ts';
+import type { EdgeMetrics } from './edge-metrics.ts';
 import { edgePipeline } from './edge-pipeline.ts';
 import type { KeySnapshotSource } from './key-snapshot-source.ts';
 import { perIpBucketOf } from './per-ip-limit.ts';
@@ -32,8 +32,8 @@ export interface EdgeAppDeps {
   trustProxy: string;
   /** config.snapshotRefreshMs: a revoked key answers 403 this long, then 401. */
   revokedGraceMs: number;
-  metrics?: EdgeMetrics;
-  clock?: Clock;
+  metrics: EdgeMetrics;
+  clock: Clock;
 }
 
 export function createEdgeApp(deps: EdgeAppDeps): Express {
@@ -61,8 +61,8 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
       limiter: deps.limiter,
       matcher: createRouteMatcher(),
       routes: bindPublicRoutes(deps.toolkits, deps.schemas ?? loadSchemaRegistry()),
-      metrics: deps.metrics ?? NO_EDGE_METRICS,
-      clock: deps.clock ?? systemClock,
+      metrics: deps.metrics,
+      clock: deps.clock,
       revokedGraceMs: deps.revokedGraceMs,
       bucketOf: perIpBucketOf(deps.environment, trustProxy !== false && trustProxy !== 0),
     }),

@@ -147,12 +147,3 @@ export function edgeMetrics(registry: Registry, environment: Environment, clock:
     },
   };
 }
-
-/** For composition without a registry (unit tests, the bench's bare baseline). */
-export const NO_EDGE_METRICS: EdgeMetrics = {
-  snapshotReloaded: () => {},
-  snapshotReloadFailed: () => {},
-  requestOutcome: () => {},
-  rateLimitFallback: () => {},
-  watchSnapshot: () => () => {},
-};

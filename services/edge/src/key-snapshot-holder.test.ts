@@ -4,6 +4,7 @@ import type { SnapshotKey } from '@lattice/keys';
 import { expect } from 'chai';
 import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
 import { createKeySnapshotHolder } from './key-snapshot-holder.ts';
+import { NO_EDGE_METRICS } from './testing.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 
@@ -51,6 +52,7 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 30_000,
       logger,
       scheduler,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       expect(holder.current()).to.equal(null);
@@ -111,6 +113,7 @@ describe('createKeySnapshotHolder', () => {
       maxAgeMs: 400,
       logger,
       scheduler,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -155,6 +158,7 @@ describe('createKeySnapshotHolder', () => {
       retryInitialMs: 5,
       logger,
       scheduler,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -177,6 +181,7 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 20,
       logger,
       scheduler,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -229,6 +234,7 @@ describe('createKeySnapshotHolder', () => {
       refreshMs: 60_000,
       logger,
       scheduler,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();
@@ -274,6 +280,7 @@ describe('createKeySnapshotHolder', () => {
       fullReloadMs: 600_000,
       logger,
       scheduler,
+      metrics: NO_EDGE_METRICS,
     });
     try {
       await holder.start();

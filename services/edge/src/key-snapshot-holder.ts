@@ -25,7 +25,7 @@ import {
   type Timer,
 } from '@lattice/core';
 import type { KeySnapshot, PublicKeyRepository, SnapshotKey } from '@lattice/keys';
-import { type EdgeMetrics, NO_EDGE_METRICS, type ReloadTrigger } from './edge-metrics.ts';
+import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
 import type { KeySnapshotHolder } from './key-snapshot-source.ts';
 
 export interface KeySnapshotHolderOptions {
@@ -35,7 +35,7 @@ export interface KeySnapshotHolderOptions {
   /** Period of the refresh, and the window a revoked key stays in the snapshot. */
   refreshMs: number;
   logger: Logger;
-  metrics?: EdgeMetrics;
+  metrics: EdgeMetrics;
   /** Default: the scheduler. */
   clock?: Clock;
   /** Runs the refresh, retry, debounce and expiry timers. Default systemScheduler. */
@@ -71,7 +71,7 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
   const { environment, keys, refreshMs } = opts;
   const scheduler = opts.scheduler ?? systemScheduler;
   const clock = opts.clock ?? scheduler;
-  const metrics = opts.metrics ?? NO_EDGE_METRICS;
+  const { metrics } = opts;
   const debounceMs = opts.debounceMs ?? 50;
   const fullReloadMs = opts.fullReloadMs ?? 600_000;
   const retry = {

@@ -34,7 +34,8 @@ export interface PerIpLimiterOptions {
   /** config.redisKeyPrefix. */
   keyPrefix: string;
   logger: Logger;
-  metrics?: EdgeMetrics;
+  /** Counts the answers of the local limiter (rateLimitFallback). */
+  metrics: EdgeMetrics;
   clock?: Clock;
   /** config.rateLimitRedisTimeoutMs: how long a lease request may take. Default 250. */
   redisTimeoutMs?: number;
@@ -56,7 +57,7 @@ export function createPerIpLimiter(opts: PerIpLimiterOptions): FallbackRateLimit
     local: createMemoryRateLimiter({ policy, ...clock }),
     timeoutMs: 0,
     logger: opts.logger,
-    ...(opts.metrics ? { countFallback: opts.metrics.rateLimitFallback } : {}),
+    countFallback: opts.metrics.rateLimitFallback,
     ...clock,
   });
 }

@@ -1,18 +1,12 @@
 // One running public edge: the key snapshot of its environment (PostgreSQL, refreshed every
 // snapshotRefreshMs and early on change notifications), the per-IP limiter on Redis, and the
-// HTTP server on the port of config.publicUrls[environment].
+// HTTP server on the port of config.publicUrls[environment]. Started through the edge role
+// (role.ts), which gives it its connections.
 import type { AddressInfo } from 'node:net';
-import {
-  type Clock,
-  type Environment,
-  type LatticeConfig,
-  type Logger,
-  portOf,
-  systemClock,
-} from '@lattice/core';
+import { type Clock, type Environment, type LatticeConfig, type Logger, portOf } from '@lattice/core';
 import { attachClientErrorHandler, type PublicHandlers } from '@lattice/http';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
-import { closeRedis, createRedis, keyChangesChannel } from '@lattice/redis';
+import { keyChangesChannel } from '@lattice/redis';
 import type { DbExecutor } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -23,9 +17,44 @@ import { createKeySnapshotHolder } from './key-snapshot-holder.ts';
 import type { KeySnapshotHolder } from './key-snapshot-source.ts';
 import { createPerIpLimiter } from './per-ip-limit.ts';
 
-export interface StartEdgeOptions {
-  config: LatticeConfig;
+/** The configuration one edge reads (edgeSettingsOf); tests change fields of it. */
+export interface EdgeSettings {
   environment: Environment;
+  host: string;
+  /** The port of config.publicUrls[environment]; 0 picks a free one (tests). */
+  port: number;
+  redisKeyPrefix: string;
+  snapshotRefreshMs: number;
+  snapshotMaxAgeMs: number;
+  perIpRequestsPerMinute: number;
+  rateLimitRedisTimeoutMs: number;
+  trustProxy: string;
+  /**
+   * Reload early on key change notifications. False leaves only the periodic refresh (a new key
+   * is then refused until the next one).
+   */
+  keyChangeNotifications: boolean;
+  /** How long to wait for the first snapshot before listening anyway (503 until it loads). */
+  firstLoadWaitMs: number;
+}
+
+export function edgeSettingsOf(config: LatticeConfig, environment: Environment): EdgeSettings {
+  return {
+    environment,
+    host: config.host,
+    port: portOf(config.publicUrls[environment]),
+    redisKeyPrefix: config.redisKeyPrefix,
+    snapshotRefreshMs: config.snapshotRefreshMs,
+    snapshotMaxAgeMs: config.snapshotMaxAgeMs,
+    perIpRequestsPerMinute: config.perIpRequestsPerMinute,
+    rateLimitRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
+    trustProxy: config.trustProxy,
+    keyChangeNotifications: true,
+    firstLoadWaitMs: 5000,
+  };
+}
+
+export interface EdgeDeps {
   db: DbExecutor;
   /**
    * Command connection for the per-IP limit, not closed by close(): the caller owns it. The edge
@@ -33,22 +62,13 @@ export interface StartEdgeOptions {
    * turn's lease requests as one write; give it a connection of its own.
    */
   redis: Redis;
+  /** A connection of its own for the key change notifications; null when they are off. */
+  subscriber: Redis | null;
   logger: Logger;
   registry: Registry;
   /** The toolkits' public handlers; routes none serves answer 501 after their checks. */
   toolkits: readonly PublicHandlers[];
-  /**
-   * Reload early on key change notifications. Default true; false leaves only the periodic
-   * refresh (a new key is then refused until the next one).
-   */
-  notifications?: boolean;
-  /** Connection for the notifications. Default: a new one to config.redisUrl, closed by close(). */
-  subscriber?: Redis;
-  /** Replaces the PostgreSQL-backed snapshot holder. */
-  snapshots?: KeySnapshotHolder;
-  clock?: Clock;
-  /** How long to wait for the first snapshot before listening anyway (503 until it loads). Default 5000. */
-  firstLoadWaitMs?: number;
+  clock: Clock;
 }
 
 export interface RunningEdge {
@@ -67,22 +87,20 @@ function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
   return Promise.race([promise.then(() => {}), timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
-  const { config, environment, logger } = opts;
-  const clock = opts.clock ?? systemClock;
+export async function startEdge(settings: EdgeSettings, deps: EdgeDeps): Promise<RunningEdge> {
+  const { environment } = settings;
+  const { logger, clock } = deps;
   const log = logger.child({ component: 'edge', environment });
-  const metrics = edgeMetrics(opts.registry, environment, clock);
-  const snapshots =
-    opts.snapshots ??
-    createKeySnapshotHolder({
-      environment,
-      keys: createPostgresPublicKeyRepository(opts.db),
-      refreshMs: config.snapshotRefreshMs,
-      maxAgeMs: config.snapshotMaxAgeMs,
-      logger,
-      metrics,
-      clock,
-    });
+  const metrics = edgeMetrics(deps.registry, environment, clock);
+  const snapshots = createKeySnapshotHolder({
+    environment,
+    keys: createPostgresPublicKeyRepository(deps.db),
+    refreshMs: settings.snapshotRefreshMs,
+    maxAgeMs: settings.snapshotMaxAgeMs,
+    logger,
+    metrics,
+    clock,
+  });
   const unwatch = metrics.watchSnapshot(() => {
     const s = snapshots.lastLoaded();
     return { size: s ? s.size : null, loadedAtMs: s ? s.loadedAtMs : null };
@@ -90,41 +108,35 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
 
   // Subscribed before the first load, so no change can fall between the load and the subscription.
   let subscription: KeyChangeSubscription | undefined;
-  let ownSubscriber: Redis | undefined;
-  if (opts.notifications ?? true) {
-    let subscriber = opts.subscriber;
-    if (!subscriber) {
-      ownSubscriber = createRedis({ url: config.redisUrl, logger, name: `edge-key-changes-${environment}` });
-      subscriber = ownSubscriber;
-    }
+  if (settings.keyChangeNotifications && deps.subscriber) {
     subscription = subscribeKeyChanges({
-      subscriber,
-      channel: keyChangesChannel(config.redisKeyPrefix, environment),
+      subscriber: deps.subscriber,
+      channel: keyChangesChannel(settings.redisKeyPrefix, environment),
       onChange: () => snapshots.requestReload(),
       logger: log,
     });
   }
 
-  await waitAtMost(snapshots.start(), opts.firstLoadWaitMs ?? 5000);
+  await waitAtMost(snapshots.start(), settings.firstLoadWaitMs);
 
   // Read per command by ioredis, so switching it on here applies from the next command.
-  opts.redis.options.enableAutoPipelining = true;
+  deps.redis.options.enableAutoPipelining = true;
   const app = createEdgeApp({
     environment,
     snapshots,
     limiter: createPerIpLimiter({
-      redis: opts.redis,
-      requestsPerMinute: config.perIpRequestsPerMinute,
-      keyPrefix: config.redisKeyPrefix,
-      redisTimeoutMs: config.rateLimitRedisTimeoutMs,
+      redis: deps.redis,
+      requestsPerMinute: settings.perIpRequestsPerMinute,
+      keyPrefix: settings.redisKeyPrefix,
+      redisTimeoutMs: settings.rateLimitRedisTimeoutMs,
       logger: log,
       metrics,
       clock,
     }),
-    toolkits: opts.toolkits,
+    toolkits: deps.toolkits,
     logger,
-    trustProxy: config.trustProxy,
-    revokedGraceMs: config.snapshotRefreshMs,
+    trustProxy: settings.trustProxy,
+    revokedGraceMs: settings.snapshotRefreshMs,
     metrics,
     clock,
   });
@@ -133,10 +145,9 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
     snapshots.close();
     unwatch();
     await subscription?.close();
-    if (ownSubscriber) await closeRedis(ownSubscriber);
   };
 
-  const server = app.listen(portOf(config.publicUrls[environment]), config.host);
+  const server = app.listen(settings.port, settings.host);
   attachClientErrorHandler(server, log);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -148,7 +159,7 @@ export async function startEdge(opts: StartEdgeOptions): Promise<RunningEdge> {
     throw err;
   }
   const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host}:${port}`;
+  const url = `http://${settings.host}:${port}`;
   log.info({ url, keys: snapshots.current()?.size ?? null }, 'public edge listening');
   return {
     environment,

@@ -1,13 +1,26 @@
-import { createLogger, sha256Hex } from '@lattice/core';
+import { createLogger, type Logger, sha256Hex } from '@lattice/core';
 import { testConfig } from '@lattice/core/testing';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
-import { createDb, createPostgresMemberTokenRepository } from '@lattice/store';
+import { createRealtimeHttpWithoutPublishing } from '@lattice/realtime/testing';
+import { createDb, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { createManagementApp } from './app.ts';
+import { createManagementApp, type ManagementDeps } from './app.ts';
 import { startTestManagement, type TestManagement } from './testing/test-management.ts';
+import { silentKeyChangeNotifier } from './testing.ts';
+
+/** The app alone over `db`, with nothing behind it that these tests reach. */
+function appDeps(db: Db, logger: Logger): ManagementDeps {
+  return {
+    db,
+    logger,
+    registry: new Registry(),
+    keyChanges: silentKeyChangeNotifier,
+    realtime: createRealtimeHttpWithoutPublishing({ db, logger, gatewayUrls: testConfig().gatewayUrls }),
+  };
+}
 
 const INVALID = {
   error: {
@@ -134,7 +147,7 @@ describe('management API (real PostgreSQL, real server)', () => {
     it('answers 503 database_unavailable when the database cannot be reached', async () => {
       const logger = createLogger({ name: 'test', level: 'silent' });
       const db = createDb({ databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere', logger });
-      const app = createManagementApp({ config: testConfig(), db, logger, registry: new Registry() });
+      const app = createManagementApp(appDeps(db, logger));
       const server = await listen(app);
       try {
         const res = await fetch(`${server.baseUrl}/healthz`);
@@ -155,7 +168,7 @@ describe('management API (real PostgreSQL, real server)', () => {
     it('answers 503 service_unavailable, not 401 or 500, when credentials cannot be checked', async () => {
       const logger = createLogger({ name: 'test', level: 'silent' });
       const db = createDb({ databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere', logger });
-      const app = createManagementApp({ config: testConfig(), db, logger, registry: new Registry() });
+      const app = createManagementApp(appDeps(db, logger));
       const server = await listen(app);
       try {
         const res = await fetch(`${server.baseUrl}/organization/product`, {

@@ -1,6 +1,7 @@
 // Composition of the management API: repositories → route table → router, document and
-// metrics. Everything comes in through `deps`; nothing here reads the environment.
-import type { LatticeConfig, Logger } from '@lattice/core';
+// metrics. Everything comes in through `deps`; nothing here reads the environment or opens a
+// connection (the management role does, in role.ts).
+import type { Logger } from '@lattice/core';
 import {
   buildOpenApi,
   buildRouter,
@@ -16,7 +17,7 @@ import {
   createPostgresPublicKeyRepository,
   createPostgresRealtimeKeyRepository,
 } from '@lattice/keys';
-import { createRealtimeHttp, type RealtimeHttp } from '@lattice/realtime';
+import type { RealtimeHttp } from '@lattice/realtime';
 import {
   createPostgresMemberTokenRepository,
   createPostgresProductRepository,
@@ -30,32 +31,23 @@ import { createBearerAuthenticator } from './auth/bearer-authenticator.ts';
 import type { CredentialResolver } from './auth/credential-resolver.ts';
 import { createMemberTokenResolver } from './auth/member-token-resolver.ts';
 import { httpMetricsMiddleware } from './metrics.ts';
-import { createRedisKeyChangeNotifier, type RedisPublisher } from './notify/key-change-notifier.redis.ts';
-import { silentKeyChangeNotifier } from './notify/key-change-notifier.ts';
+import type { KeyChangeNotifier } from './notify/key-change-notifier.ts';
 import { MANAGEMENT_API_INFO, managementCatalog, managementRoutes } from './route-table.ts';
 
 export interface ManagementDeps {
-  config: LatticeConfig;
   db: Db;
   logger: Logger;
   registry: Registry;
   /** Defaults to the files in schemas/http. */
   schemas?: SchemaRegistry;
-  /**
-   * Where public key changes are announced to the edges (keyChangesChannel under
-   * `config.redisKeyPrefix`). Optional: without it edges see changes on their periodic refresh.
-   * The caller owns the connection (and closes it after the server).
-   */
-  redis?: RedisPublisher;
+  /** Where public key changes are announced to the edges (createRedisKeyChangeNotifier). */
+  keyChanges: KeyChangeNotifier;
   /** Extra credential kinds; member tokens, mail keys and realtime keys are always accepted. */
   extraResolvers?: readonly CredentialResolver[];
   /** Check handler answers against their response schemas (tests). */
   validateResponses?: boolean;
-  /**
-   * The realtime area's services (startRealtimeHttpRuntime(...).http, which the caller closes).
-   * Default: namespaces, tokens and reads from `db`, and publishing answering 503.
-   */
-  realtime?: RealtimeHttp;
+  /** The realtime area's services (startRealtimeHttpRuntime(...).http, which the caller closes). */
+  realtime: RealtimeHttp;
 }
 
 export interface ManagementApp {
@@ -74,18 +66,14 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
   const logger = deps.logger.child({ component: 'management' });
   const mailKeys = createPostgresMailKeyRepository(deps.db);
   const realtimeKeys = createPostgresRealtimeKeyRepository(deps.db);
-  const keyChanges = deps.redis
-    ? createRedisKeyChangeNotifier({ redis: deps.redis, keyPrefix: deps.config.redisKeyPrefix, logger })
-    : silentKeyChangeNotifier;
   const catalog = managementCatalog({
     products: createPostgresProductRepository(deps.db),
     publicKeys: createPostgresPublicKeyRepository(deps.db),
     importer: createPostgresAreaKeyImporter(deps.db),
     mailKeys,
     realtimeKeys,
-    keyChanges,
-    realtime:
-      deps.realtime ?? createRealtimeHttp({ db: deps.db, logger, gatewayUrls: deps.config.gatewayUrls }),
+    keyChanges: deps.keyChanges,
+    realtime: deps.realtime,
   });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;

@@ -1,26 +1,38 @@
-// Listening for the management role. The config's host and port decide the address (port 0
+// Listening for the management role. The settings' host and port decide the address (port 0
 // picks a free one, for tests).
 import type { AddressInfo } from 'node:net';
+import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import { attachClientErrorHandler } from '@lattice/http';
-import { createManagementApp, type ManagementDeps } from './app.ts';
+import { buildManagementApp, type ManagementDeps } from './app.ts';
+
+export interface ManagementListen {
+  host: string;
+  /** config.managementPort. */
+  port: number;
+}
 
 export interface RunningManagement {
   url: string;
   port: number;
+  openApi: OpenApiDocument;
+  /** Every route served, operational ones included. */
+  routes: RouteDef[];
   close(): Promise<void>;
 }
 
-export function startManagement(deps: ManagementDeps): Promise<RunningManagement> {
-  const app = createManagementApp(deps);
+export function startManagement(listen: ManagementListen, deps: ManagementDeps): Promise<RunningManagement> {
+  const { app, openApi, routes } = buildManagementApp(deps);
   return new Promise((resolve, reject) => {
-    const server = app.listen(deps.config.managementPort, deps.config.host);
+    const server = app.listen(listen.port, listen.host);
     attachClientErrorHandler(server, deps.logger);
     server.once('error', reject);
     server.once('listening', () => {
       const { port } = server.address() as AddressInfo;
       resolve({
-        url: `http://${deps.config.host}:${port}`,
+        url: `http://${listen.host}:${port}`,
         port,
+        openApi,
+        routes,
         close: () =>
           new Promise<void>((done, fail) => {
             server.close((err) => (err ? fail(err) : done()));

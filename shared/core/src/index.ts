@@ -12,6 +12,7 @@ export type { Logger, LogLevel } from './logger.ts';
 export { createLogger } from './logger.ts';
 export type { RetryOptions } from './retry.ts';
 export { retryWithBackoff } from './retry.ts';
+export type { Role, RoleHealth, RunningRole } from './role.ts';
 export type { Scheduler, Timer, TimerOptions } from './scheduler.ts';
 export { systemScheduler } from './scheduler.ts';
 export {

@@ -99,12 +99,12 @@ export type {
 export {
   createMessagePublisher,
   STORED_PAYLOAD_CONTENT_TYPE,
-  UNCONFIGURED_MESSAGE_PUBLISHER,
 } from './http/message-publisher.ts';
 export type {
   PublishQuota,
   PublishQuotaLimiter,
   PublishQuotaLimiterOptions,
+  PublishQuotaMetrics,
   PublishQuotaOutcome,
 } from './http/publish-quota.ts';
 export {
@@ -120,8 +120,13 @@ export {
 export { REALTIME_ERRORS, REALTIME_STEP } from './http/realtime-errors.ts';
 export type { RealtimeHttp, RealtimeHttpDeps, RealtimePublishingDeps } from './http/realtime-http.ts';
 export { createRealtimeHttp } from './http/realtime-http.ts';
-export type { RealtimeHttpRuntime, RealtimeHttpRuntimeOptions } from './http/realtime-http-runtime.ts';
-export { startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
+export { realtimeHttpMetrics } from './http/realtime-http-metrics.ts';
+export type {
+  RealtimeHttpRuntime,
+  RealtimeHttpRuntimeDeps,
+  RealtimeHttpSettings,
+} from './http/realtime-http-runtime.ts';
+export { realtimeHttpSettingsOf, startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
 export type { IssuedToken, TokenIssuer, TokenIssuerDeps } from './http/token-issuer.ts';
 export { createTokenIssuer } from './http/token-issuer.ts';
 export {

@@ -13,8 +13,11 @@ export interface FallbackRateLimiterOptions {
   primary: RateLimiter;
   local: RateLimiter;
   logger: Logger;
-  /** Called once for every call answered by the local limiter (a metrics counter). */
-  countFallback?: (policyName: string) => void;
+  /**
+   * Called once for every call answered by the local limiter: a metrics counter, so that an
+   * outage answered locally is seen (DESIGN principle 5: logged and counted).
+   */
+  countFallback: (policyName: string) => void;
   /**
    * A Redis answer slower than this is abandoned for the local one. Default 250. 0 sets no timer,
    * for a primary that bounds its own Redis calls (the leased limiter, whose calls mostly never
@@ -73,7 +76,7 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
 
   async function consumeLocally(bucketId: string, cost: number): Promise<RateLimitResult> {
     servedLocally += 1;
-    opts.countFallback?.(policy.name);
+    opts.countFallback(policy.name);
     return local.consume(bucketId, cost);
   }
 
@@ -95,7 +98,7 @@ export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): Fal
     const result = localNow(bucketId, cost);
     if (result !== undefined) {
       servedLocally += 1;
-      opts.countFallback?.(policy.name);
+      opts.countFallback(policy.name);
     }
     return result;
   }

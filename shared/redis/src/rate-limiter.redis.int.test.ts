@@ -1,12 +1,12 @@
 import { createLogger } from '@lattice/core';
-import { ManualClock, uniqueName } from '@lattice/core/testing';
+import { ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
 import { createRedisRateLimiter } from './rate-limiter.redis.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
-import { deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
+import { TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'rate-limiter-redis-test', level: 'silent' });
 

@@ -1,10 +1,8 @@
 import { createLogger } from '@lattice/core';
-import { uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { closeRedis, createRedis } from './redis-client.ts';
 import { runScript } from './scripts.ts';
-import { deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
+import { useRedisTestSpace } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'scripts-test', level: 'silent' });
 

@@ -1,6 +1,6 @@
 // One server of the edge benchmark, run as a child process of run.ts (fork, IPC):
 //   bare        express with the trivial handler and nothing else
-//   edge        startEdge, exactly as `lattice start edge` composes it: per-IP limit in Redis
+//   edge        the edge role, exactly as `lattice start edge` starts it: per-IP limit in Redis
 //               (a limit too high to reject), key check against the PostgreSQL snapshot of the
 //               environment (100 000 keys seeded by run.ts), key header stripping, metrics, and
 //               the same trivial handler registered as the toolkit's
@@ -8,15 +8,18 @@
 //               (loopback), the load generator naming a new client address in X-Forwarded-For on
 //               every request: each request is its address's first in the window, so each one
 //               needs a lease from Redis (the leased limiter's worst case)
-//   edge-local  the edge with the per-IP limit counted in process memory instead of Redis: not
-//               a deployable setup, a breakdown row that shows what Redis costs
+//   edge-local  the edge app with the per-IP limit counted in process memory instead of Redis
+//               and no metrics: not a deployable setup (so not the role), a breakdown row that
+//               shows what Redis costs
 // All answer the same route with the same body, so the differences are the edge's pipeline.
 // The parent asks for CPU time over IPC, to report the server's cost per request.
 import type { AddressInfo } from 'node:net';
-import { createLogger, loadConfig } from '@lattice/core';
-import { createEdgeApp, createKeySnapshotHolder, perIpPolicy, startEdge } from '@lattice/edge';
+import { createRoleShared } from '@lattice/cli';
+import { createLogger, loadConfig, systemClock } from '@lattice/core';
+import { createEdgeApp, createKeySnapshotHolder, edgeRole, perIpPolicy } from '@lattice/edge';
+import { NO_EDGE_METRICS } from '@lattice/edge/testing';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
-import { closeRedis, createMemoryRateLimiter, createRedis } from '@lattice/redis';
+import { createMemoryRateLimiter } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import express from 'express';
 import { Registry } from 'prom-client';
@@ -75,7 +78,6 @@ async function start(): Promise<Running> {
   const toolkits = [{ public_mail_email_get: () => ({ status: 200, body: BODY }) }];
   const startedMs = Date.now();
   if (args.mode === 'edge' || args.mode === 'edge-spread') {
-    const redis = createRedis({ url: args.redisUrl, logger, name: 'bench-edge-limits' });
     const config = loadConfig(process.env, {
       databaseUrl: args.databaseUrl,
       redisUrl: args.redisUrl,
@@ -86,23 +88,19 @@ async function start(): Promise<Running> {
         : { perIpRequestsPerMinute: 100, trustProxy: 'loopback' }),
       logLevel: 'warn',
     });
-    const edge = await startEdge({
-      config,
-      environment: 'production',
-      db,
-      redis,
-      logger,
-      registry: new Registry(),
-      toolkits,
-      firstLoadWaitMs: 60_000,
-    });
+    const shared = createRoleShared({ config, logger, registry: new Registry(), db });
+    const role = edgeRole('production');
+    const edge = await role.start(
+      { ...role.configOf(config), firstLoadWaitMs: 60_000 },
+      { ...shared, toolkits },
+    );
     return {
       url: edge.url,
       snapshotKeys: edge.snapshots.current()?.size ?? null,
       snapshotLoadMs: Date.now() - startedMs,
       async stop() {
         await edge.close();
-        await closeRedis(redis);
+        await shared.close();
         await db.destroy();
       },
     };
@@ -112,6 +110,7 @@ async function start(): Promise<Running> {
     keys: createPostgresPublicKeyRepository(db),
     refreshMs: 30_000,
     logger,
+    metrics: NO_EDGE_METRICS,
   });
   await snapshots.start();
   const snapshotLoadMs = Date.now() - startedMs;
@@ -123,6 +122,8 @@ async function start(): Promise<Running> {
     logger,
     trustProxy: 'false',
     revokedGraceMs: 30_000,
+    metrics: NO_EDGE_METRICS,
+    clock: systemClock,
   });
   const listening = await listen(app);
   return {

@@ -138,7 +138,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     `in the order of the table below, the headline pair (bare, edge) last and in the reverse order every`,
     `other round (${s.rounds} × ${s.durationS} s each after a warm-up); figures are medians over rounds.`,
     '',
-    `- **edge**: \`startEdge\` as \`lattice start edge\` runs it, answering \`GET /{product}/mail/emails/{id}\` with`,
+    `- **edge**: the edge role as \`lattice start edge\` runs it, answering \`GET /{product}/mail/emails/{id}\` with`,
     '  `Authorization: Bearer lpk_…` from one client address over keep-alive connections: per-IP limit shared',
     '  through Redis by quota leasing (limit too high to reject, so every lease is the largest, 1024 units: one',
     '  Redis round trip per 1024 requests), route match, key headers taken out, key check against a PostgreSQL',

@@ -1,16 +1,15 @@
 // The server side of the publish benchmark: two child processes of run.ts (fork, IPC), one per
-// role as `lattice start actors` and `lattice start edge --env production` run them:
+// role, started through the role modules as `lattice start actors` and `lattice start edge --env
+// production` start them:
 //   actors  the actors role with the channel actor kind (history in PostgreSQL, fan-out on Redis)
 //   edge    the production public edge with the realtime toolkit over the realtime HTTP runtime
 //           (Idempotency-Key store and quota in Redis, group-committed acks=all producer)
 // The publish quota is raised out of the way (the benchmark measures the path, not the limit);
 // the per-IP limit too. The parent asks for CPU time over IPC.
-import { channelActorRegistration, startActorsRole } from '@lattice/actors';
+import { actorsRole } from '@lattice/actors';
+import { createRoleShared } from '@lattice/cli';
 import { createLogger, loadConfig } from '@lattice/core';
-import { realtimeToolkit, startEdge } from '@lattice/edge';
-import { createKafka } from '@lattice/kafka';
-import { startRealtimeHttpRuntime } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
+import { edgeRole } from '@lattice/edge';
 import { createDb } from '@lattice/store';
 import { Registry } from 'prom-client';
 
@@ -41,57 +40,32 @@ async function main(): Promise<void> {
   // Errors only: kafkajs reports the leader moves of fresh topics as warnings.
   const logger = createLogger({ name: 'bench-publish-server', level: 'error' });
   const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
-  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: `bench-publish-${args.role}`, logger });
-  const stops: Array<() => Promise<void>> = [];
-  let url: string | null = null;
-  if (args.role === 'actors') {
-    const actorsRedis = createRedis({ url: config.redisUrl, logger, name: 'bench-actors' });
-    const actors = await startActorsRole({
-      config,
-      kafka,
-      logger,
-      registry: new Registry(),
-      kinds: [
-        channelActorRegistration({ db, redis: actorsRedis, logger, redisKeyPrefix: config.redisKeyPrefix }),
-      ],
-    });
-    stops.push(
-      () => actors.stop(),
-      () => closeRedis(actorsRedis),
-    );
-  } else {
-    const runtime = startRealtimeHttpRuntime({
-      config,
-      db,
-      logger,
-      name: 'bench-edge',
-      kafka,
+  const shared = createRoleShared({
+    config,
+    logger,
+    registry: new Registry(),
+    db,
+    realtime: {
       quota: {
         sustainedPerSecond: LIMIT_NEVER_REACHED,
         windowMs: 10_000,
         burstPerWindow: 0,
         hardLimitPerWindow: LIMIT_NEVER_REACHED,
       },
-    });
-    const toolkits = [realtimeToolkit({ realtime: runtime.http })];
-    const limitsRedis = createRedis({ url: config.redisUrl, logger, name: 'bench-edge-limits' });
-    const edge = await startEdge({
-      config,
-      environment: 'production',
-      db,
-      redis: limitsRedis,
-      logger,
-      registry: new Registry(),
-      toolkits,
-      notifications: false,
-    });
+    },
+  });
+  const stops: Array<() => Promise<void>> = [];
+  let url: string | null = null;
+  if (args.role === 'actors') {
+    const actors = await actorsRole.start(actorsRole.configOf(config), shared);
+    stops.push(() => actors.close());
+  } else {
+    const role = edgeRole('production');
+    const edge = await role.start({ ...role.configOf(config), keyChangeNotifications: false }, shared);
     url = edge.url;
-    stops.push(
-      () => edge.close(),
-      () => runtime.close(),
-      () => closeRedis(limitsRedis),
-    );
+    stops.push(() => edge.close());
   }
+  stops.push(() => shared.close());
   process.on('message', async (m: { type: string }) => {
     if (m.type === 'cpu') {
       const { user, system } = process.cpuUsage();

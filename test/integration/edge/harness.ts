@@ -1,10 +1,19 @@
 // Integration-test harness of the public edge: real PostgreSQL (lattice_test, migrated) and
-// Redis, edges started through startEdge on free ports, products and keys made directly
-// through bootstrap and the public key repository. Each test gets its own Redis key prefix and
-// its own products, so tests never share a rate-limit count or a key.
-import { type ConfigOverrides, createLogger, type Environment, type Logger, sleep } from '@lattice/core';
+// Redis, edges started through the edge role module on free ports (with the toolkits a test
+// gives, or none), products and keys made directly through bootstrap and the public key
+// repository. Each test gets its own Redis key prefix and its own products, so tests never share
+// a rate-limit count or a key.
+import { createRoleShared, type RoleShared } from '@lattice/cli';
+import {
+  type Clock,
+  type ConfigOverrides,
+  createLogger,
+  type Environment,
+  type Logger,
+  sleep,
+} from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
-import { type RunningEdge, type StartEdgeOptions, startEdge } from '@lattice/edge';
+import { type EdgeShared, edgeRole, type RunningEdge } from '@lattice/edge';
 import { PUBLIC_ROUTES, type PublicHandler, type PublicHandlers } from '@lattice/http';
 import {
   createPostgresPublicKeyRepository,
@@ -57,6 +66,20 @@ export function echoToolkits(): PublicHandlers[] {
   return [Object.fromEntries(PUBLIC_ROUTES.map((r) => [r.operationId, echo]))];
 }
 
+export interface TestEdgeOptions {
+  config?: ConfigOverrides;
+  /** Default true: reload early on key change notifications. */
+  notifications?: boolean;
+  /** Default: none registered, every route answering 501 once past the edge's own steps. */
+  toolkits?: readonly PublicHandlers[];
+  db?: Db;
+  logger?: Logger;
+  registry?: Registry;
+  clock?: Clock;
+  /** Every connection the edge opens (a Redis that is down); default: the configured Redis. */
+  redis?: Redis;
+}
+
 export interface EdgeSuite {
   db: Db;
   /** Admin connection for the tests' own Redis commands (publish, inspect keys). */
@@ -71,10 +94,7 @@ export interface EdgeSuite {
     prefix?: 'lpk_' | 'lmk_' | 'rtk_';
   }): Promise<{ secret: string; record: PublicKeyRecord }>;
   /** Starts an edge with a unique Redis prefix; stopped by closeEdges(). */
-  startEdge(
-    environment: Environment,
-    opts?: { config?: ConfigOverrides } & Partial<Omit<StartEdgeOptions, 'config' | 'environment'>>,
-  ): Promise<RunningEdge>;
+  startEdge(environment: Environment, opts?: TestEdgeOptions): Promise<RunningEdge>;
   closeEdges(): Promise<void>;
   close(): Promise<void>;
 }
@@ -88,14 +108,14 @@ export async function edgeSuite(): Promise<EdgeSuite> {
   const keys = createPostgresPublicKeyRepository(db);
   const products: string[] = [];
   const prefixes: string[] = [];
-  const ownRedis: Redis[] = [];
+  const shareds: RoleShared[] = [];
   let edges: RunningEdge[] = [];
 
   async function closeEdges(): Promise<void> {
     const closing = edges;
     edges = [];
     await Promise.all(closing.map((e) => e.close()));
-    await Promise.all(ownRedis.splice(0).map((r) => closeRedis(r)));
+    await Promise.all(shareds.splice(0).map((s) => s.close()));
   }
 
   return {
@@ -126,7 +146,7 @@ export async function edgeSuite(): Promise<EdgeSuite> {
       return { secret: minted.secret, record };
     },
     async startEdge(environment, opts = {}) {
-      const { config: overrides, ...rest } = opts;
+      const overrides = opts.config;
       const redisKeyPrefix = overrides?.redisKeyPrefix ?? `${uniqueName('edge-test')}:`;
       prefixes.push(redisKeyPrefix);
       const edgeConfig = testConfig({
@@ -137,22 +157,25 @@ export async function edgeSuite(): Promise<EdgeSuite> {
         ...overrides,
         redisKeyPrefix,
       });
-      let limitsRedis = rest.redis;
-      if (!limitsRedis) {
-        limitsRedis = createRedis({ url: edgeConfig.redisUrl, logger, name: 'edge-test-limits' });
-        ownRedis.push(limitsRedis);
-      }
-      const edge = await startEdge({
-        db,
-        logger,
-        registry: new Registry(),
-        // No toolkit: every route answers 501 after its checks, unless the test brings one.
-        toolkits: [],
-        ...rest,
-        redis: limitsRedis,
+      const shared = createRoleShared({
         config: edgeConfig,
-        environment,
+        logger: opts.logger ?? logger,
+        registry: opts.registry ?? new Registry(),
+        db: opts.db ?? db,
+        ...(opts.clock ? { clock: opts.clock } : {}),
       });
+      shareds.push(shared);
+      const down = opts.redis;
+      const edgeShared: EdgeShared = {
+        ...shared,
+        toolkits: opts.toolkits ?? [],
+        ...(down ? { redis: () => down } : {}),
+      };
+      const role = edgeRole(environment);
+      const edge = await role.start(
+        { ...role.configOf(edgeConfig), keyChangeNotifications: opts.notifications ?? true },
+        edgeShared,
+      );
       edges.push(edge);
       return edge;
     },

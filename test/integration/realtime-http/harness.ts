@@ -1,13 +1,14 @@
 // Integration harness of the realtime HTTP surfaces: real Kafka, Redis and PostgreSQL; the
-// actors role with the channel actor kind in this process (as `lattice start actors` runs it);
-// and "stacks" of the management API plus both public edges (production and development) over
-// one realtime runtime each (startRealtimeHttpRuntime), so a test can choose the deployment:
-// quota numbers, payload storage, a clock, or a Kafka that is not there. Unique topic prefix,
-// Redis key prefix and products per file.
+// actors role in this process (its role module, as `lattice start actors` runs it); and "stacks"
+// of the management role plus both edge roles (production and development) over one set of
+// shared resources each (createRoleShared, as `lattice start` builds it), so a test can choose
+// the deployment: quota numbers, payload storage, a clock, or a Kafka that is not there. Unique
+// topic prefix, Redis key prefix and products per file.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogTopicNames, channelActorRegistration, startActorsRole } from '@lattice/actors';
+import { actorsRole, catalogTopicNames } from '@lattice/actors';
+import { createRoleShared } from '@lattice/cli';
 import {
   type Clock,
   createLogger,
@@ -15,19 +16,17 @@ import {
   type LatticeConfig,
   type Logger,
   sleep,
+  systemClock,
 } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
-import { type RunningEdge, realtimeToolkit, startEdge } from '@lattice/edge';
-import { createKafka } from '@lattice/kafka';
-import { type RunningManagement, startManagement } from '@lattice/management';
+import { edgeRole, type RunningEdge } from '@lattice/edge';
+import { managementRole, type RunningManagement } from '@lattice/management';
 import {
   createFilesystemPayloadStore,
   createPayloadStoreRegistry,
   type PublishQuota,
-  type RealtimeHttpRuntime,
-  startRealtimeHttpRuntime,
+  type RealtimeHttp,
 } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import { Kafka, type Kafka as KafkaClient, logLevel } from 'kafkajs';
@@ -61,7 +60,8 @@ export interface StackOptions {
 }
 
 export interface Stack {
-  runtime: RealtimeHttpRuntime;
+  /** The realtime services this stack's management and edges share. */
+  runtime: { http: RealtimeHttp };
   /** Where this stack's payload storage keeps stored payloads. */
   payloadDir: string;
   management: RunningManagement;
@@ -100,15 +100,14 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
   const logger = createLogger({ name: label, level: config.logLevel });
   const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
   await migrateLatest(db, logger);
-  const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: label, logger });
-  const redis = createRedis({ url: config.redisUrl, logger, name: `${label}-actors` });
-  const actors = await startActorsRole({
-    config,
-    kafka,
-    logger,
-    registry: new Registry(),
-    kinds: [channelActorRegistration({ db, redis, logger, redisKeyPrefix: config.redisKeyPrefix })],
-  });
+  const actorsShared = createRoleShared({ config, logger, registry: new Registry(), db });
+  const kafka = actorsShared.kafka('actors');
+  const redis = actorsShared.redis('actors');
+  const actors = await actorsRole.start(
+    // The database is shared with other test files: the maintenance jobs look at no product.
+    { ...actorsRole.configOf(config), maintenanceProductIds: [] },
+    actorsShared,
+  );
   const stacks: Stack[] = [];
   const dirs: string[] = [];
   const products: string[] = [];
@@ -116,78 +115,61 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
   async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const dir = await mkdtemp(join(tmpdir(), 'lattice-payloads-'));
     dirs.push(dir);
-    const runtime = startRealtimeHttpRuntime({
+    const nowhere = new Kafka({
+      clientId: 'nowhere',
+      brokers: ['127.0.0.1:1'],
+      connectionTimeout: 300,
+      // The idempotent producer refuses retries: 0; a few quick ones, then it gives up.
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 300 },
+      logLevel: logLevel.NOTHING,
+    });
+    const shared = createRoleShared({
       config,
-      db,
       logger,
-      name: uniqueName('rt-http'),
-      ...(opts.kafkaUnavailable
-        ? {
-            kafka: new Kafka({
-              clientId: 'nowhere',
-              brokers: ['127.0.0.1:1'],
-              connectionTimeout: 300,
-              // The idempotent producer refuses retries: 0; a few quick ones, then it gives up.
-              retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 300 },
-              logLevel: logLevel.NOTHING,
-            }),
-          }
-        : { kafka }),
+      registry: new Registry(),
+      db,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.kafkaUnavailable ? { kafka: () => nowhere } : {}),
       payloads: createPayloadStoreRegistry({
         store: createFilesystemPayloadStore({ dir }),
         products: opts.payloads === 'none' ? [] : 'all',
       }),
-      ...(opts.quota ? { quota: opts.quota } : {}),
-      ...(opts.clock ? { clock: opts.clock } : {}),
-      publishTimeoutMs: opts.publishTimeoutMs ?? (opts.kafkaUnavailable ? 2000 : 10_000),
-      policyCacheTtlMs: 0,
+      realtime: {
+        ...(opts.quota ? { quota: opts.quota } : {}),
+        publishTimeoutMs: opts.publishTimeoutMs ?? (opts.kafkaUnavailable ? 2000 : 10_000),
+        policyCacheTtlMs: 0,
+      },
     });
-    const mgmtRedis = createRedis({ url: config.redisUrl, logger, name: 'rt-http-mgmt' });
-    const management = await startManagement({
-      config,
-      db,
-      logger,
-      registry: new Registry(),
-      redis: mgmtRedis,
-      realtime: runtime.http,
-      validateResponses: true,
-    });
-    const limitRedis: Redis[] = [];
+    const management = await managementRole.start(
+      { ...managementRole.configOf(config), validateResponses: true },
+      shared,
+    );
     const edges = {} as Record<Environment, RunningEdge>;
     for (const environment of ['production', 'development'] as const) {
-      const toolkits = [realtimeToolkit({ realtime: runtime.http })];
-      const r = createRedis({ url: config.redisUrl, logger, name: `rt-http-edge-${environment}` });
-      limitRedis.push(r);
-      edges[environment] = await startEdge({
+      const role = edgeRole(environment);
+      const settings = role.configOf(config);
+      edges[environment] = await role.start(
         // A per-IP limit of its own counts in a key space of its own (the other stacks' edges
         // count 127.0.0.1 too); such an edge sees new keys on its periodic refresh.
-        config: opts.perIpRequestsPerMinute
+        opts.perIpRequestsPerMinute
           ? {
-              ...config,
+              ...settings,
               perIpRequestsPerMinute: opts.perIpRequestsPerMinute,
               redisKeyPrefix: `${uniqueName('rt-ip')}:`,
             }
-          : config,
-        environment,
-        db,
-        redis: r,
-        logger,
-        registry: new Registry(),
-        toolkits,
-        ...(opts.edgeClock ? { clock: opts.edgeClock } : {}),
-      });
+          : settings,
+        { ...shared, clock: opts.edgeClock ?? systemClock },
+      );
     }
     const stack: Stack = {
-      runtime,
+      runtime: { http: shared.realtime() },
       payloadDir: dir,
       management,
       edges,
       async close() {
         await Promise.all(Object.values(edges).map((e) => e.close()));
         await management.close();
-        await runtime.close();
-        await closeRedis(mgmtRedis);
-        await Promise.all(limitRedis.map((r) => closeRedis(r)));
+        await shared.close();
       },
     };
     stacks.push(stack);
@@ -218,13 +200,13 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
     startStack,
     async close() {
       for (const s of stacks.splice(0)) await s.close();
-      await actors.stop();
+      await actors.close();
+      await actorsShared.close();
       const admin = kafka.admin();
       await admin.connect();
       await admin.deleteTopics({ topics: catalogTopicNames(config.kafkaTopicPrefix) }).catch(() => undefined);
       await admin.disconnect();
       for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-      await closeRedis(redis);
       await db.destroy();
     },
   };

@@ -1,36 +1,29 @@
 // `lattice start`: infra, migrations, topics, every role in one process (both edges
 // included), and a demo product, then the URLs. `lattice start ROLE` runs one role alone
 // against already running infra; the edge runs one environment: `lattice start edge --env
-// production`.
+// production`. Each role comes from its service's role module; this file only picks them and
+// owns what they share.
 
-import {
-  channelActorRegistration,
-  createCatalogTopics,
-  realtimeJobs,
-  startActorsRole,
-} from '@lattice/actors';
-import { ENVIRONMENTS, type Environment } from '@lattice/core';
-import { realtimeToolkit, startEdge } from '@lattice/edge';
+import { actorsRole, createCatalogTopics } from '@lattice/actors';
+import { ENVIRONMENTS, type Environment, type Role, type RunningRole } from '@lattice/core';
+import { edgeRole } from '@lattice/edge';
 import { ensureInfra } from '@lattice/infra';
-import { createKafka } from '@lattice/kafka';
-import { startManagement } from '@lattice/management';
-import { type RealtimeHttpRuntime, startRealtimeHttpRuntime } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
-import { createDb, type Db, migrateLatest } from '@lattice/store';
-import type { Redis } from 'ioredis';
+import { managementRole } from '@lattice/management';
+import { createDb, migrateLatest } from '@lattice/store';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { CommandContext } from '../context.ts';
 import { ensureDemoProduct } from '../demo-product.ts';
 import { startMetricsServer } from '../metrics-server.ts';
+import { createRoleShared, type RoleShared } from '../role-shared.ts';
 
 export const ROLES = ['management', 'edge', 'actors'] as const;
-type Role = (typeof ROLES)[number];
+
+type RoleModule = Role<unknown, RoleShared>;
 
 interface Running {
   name: string;
-  healthy?: () => boolean;
   /** Where the role answers, for the banner. */
-  url?: string;
+  url?: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -43,69 +36,12 @@ function step(message: string): void {
   process.stdout.write(`lattice: ${message}\n`);
 }
 
-interface Shared {
-  db: Db;
-  registry: Registry;
-  /** Commands connection (limits, announcements); opened on first use, closed after every role stopped. */
-  redis(): Redis;
-  /** Realtime publishing, tokens and reads, shared by the edges and management; opened on first use. */
-  realtime(): RealtimeHttpRuntime;
-}
-
-async function startEdges(ctx: CommandContext, environments: readonly Environment[], shared: Shared) {
-  const running: Running[] = [];
-  const toolkits = [realtimeToolkit({ realtime: shared.realtime().http })];
-  for (const environment of environments) {
-    const edge = await startEdge({
-      toolkits,
-      config: ctx.config,
-      environment,
-      db: shared.db,
-      redis: shared.redis(),
-      logger: ctx.logger,
-      registry: shared.registry,
-    });
-    running.push({
-      name: `edge-${environment}`,
-      url: edge.url,
-      stop: () => edge.close(),
-      healthy: () => edge.snapshots.current() !== null,
-    });
-  }
-  return running;
-}
-
-async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, shared: Shared): Promise<Running> {
-  const { db, registry } = shared;
-  const { config, logger } = ctx;
-  if (role === 'management') {
-    // With Redis, key changes are announced so the edges reload early instead of next period.
-    const management = await startManagement({
-      config,
-      db,
-      logger,
-      registry,
-      redis: shared.redis(),
-      realtime: shared.realtime().http,
-    });
-    return { name: 'management', url: management.url, stop: () => management.close() };
-  }
-  const kafka = createKafka({
-    brokers: config.kafkaBrokers,
-    clientId: `${config.kafkaClientId}-actors`,
-    logger,
-  });
-  const actors = await startActorsRole({
-    config,
-    kafka,
-    logger,
-    registry,
-    kinds: [
-      channelActorRegistration({ db, redis: shared.redis(), logger, redisKeyPrefix: config.redisKeyPrefix }),
-    ],
-    jobs: realtimeJobs({ db, logger }),
-  });
-  return { name: 'actors', stop: () => actors.stop(), healthy: () => actors.healthy() };
+/** The role modules to run, in start order (stopped in reverse). */
+function rolesOf(role: string | undefined, environments: readonly Environment[]): RoleModule[] {
+  const edges = environments.map((environment) => edgeRole(environment));
+  if (role === undefined) return [managementRole, ...edges, actorsRole];
+  if (role === 'edge') return edges;
+  return [role === 'management' ? managementRole : actorsRole];
 }
 
 /**
@@ -115,19 +51,13 @@ async function startRole(ctx: CommandContext, role: Exclude<Role, 'edge'>, share
 async function startRoleMetrics(
   ctx: CommandContext,
   registry: Registry,
-  role: Running,
+  name: string,
+  role: RunningRole,
   port: number,
-  unhealthyReason: string,
 ): Promise<Running> {
-  const server = await startMetricsServer(
-    registry,
-    ctx.config.host,
-    port,
-    () => role.healthy?.() ?? true,
-    unhealthyReason,
-  );
+  const server = await startMetricsServer(registry, ctx.config.host, port, () => role.health());
   return {
-    name: `${role.name}-metrics`,
+    name: `${name}-metrics`,
     url: `http://${ctx.config.host}:${port}/metrics`,
     stop: () => server.close(),
   };
@@ -173,64 +103,38 @@ export async function runStart(
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
   const { applied } = await migrateLatest(db, logger);
   if (applied.length > 0) step(`applied ${applied.length} migration(s)`);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const shared = createRoleShared({ config, logger, registry, db });
   if (role === undefined) {
-    const kafka = createKafka({
-      brokers: config.kafkaBrokers,
-      clientId: `${config.kafkaClientId}-start`,
-      logger,
-    });
-    const created = await createCatalogTopics(config, kafka, logger);
+    const created = await createCatalogTopics(config, shared.kafka('start'), logger);
     if (created.length > 0)
       step(`created ${created.length} topic(s) with ${config.kafkaPartitions} partitions`);
   }
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  let redis: Redis | undefined;
-  let realtime: RealtimeHttpRuntime | undefined;
-  const shared: Shared = {
-    db,
-    registry,
-    redis: () => (redis ??= createRedis({ url: config.redisUrl, logger, name: 'lattice-commands' })),
-    realtime: () =>
-      (realtime ??= startRealtimeHttpRuntime({
-        config,
-        db,
-        logger,
-        name: 'lattice',
-      })),
-  };
+
   const running: Running[] = [];
-  for (const r of role === undefined ? ROLES : [role as Role]) {
-    if (r === 'edge') running.push(...(await startEdges(ctx, environments, shared)));
-    else running.push(await startRole(ctx, r, shared));
+  const started: Array<{ module: RoleModule; role: RunningRole }> = [];
+  for (const module of rolesOf(role, environments)) {
+    const r = await module.start(module.configOf(config), shared);
+    started.push({ module, role: r });
+    running.push({ name: module.name, url: r.url, stop: () => r.close() });
   }
 
   if (role === undefined) {
     const { demo, created } = await ensureDemoProduct(db, config.dataDir);
     printBanner(ctx, running, demo, created);
   } else {
-    if (role === 'actors') {
-      running.push(
-        await startRoleMetrics(
-          ctx,
-          registry,
-          running[0]!,
-          config.actorsPort,
-          'an actor host stopped consuming',
-        ),
-      );
-    } else if (role === 'edge') {
-      const port = config.edgeMetricsPorts[environments[0]!];
-      running.push(await startRoleMetrics(ctx, registry, running[0]!, port, 'no key snapshot loaded yet'));
-    }
+    const [alone] = started;
+    const port = alone?.module.metricsPortOf?.(config);
+    if (alone && port !== undefined)
+      running.push(await startRoleMetrics(ctx, registry, alone.module.name, alone.role, port));
     for (const r of running) step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
   await stopRequested;
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
-  if (realtime) await realtime.close();
-  if (redis) await closeRedis(redis);
+  await shared.close();
   await db.destroy();
   step('stopped (infra left running; `npm run infra:down` stops what lattice started)');
   return 0;

@@ -17,6 +17,3 @@ export interface KeyChangeNotifier {
   /** Never rejects: a failure is logged by the implementation. */
   keyChanged(change: KeyChange): Promise<void>;
 }
-
-/** For deployments without Redis: edges pick changes up on their periodic refresh. */
-export const silentKeyChangeNotifier: KeyChangeNotifier = { keyChanged: async () => {} };

@@ -1,10 +1,11 @@
 // Integration-test setup shared by this service's *.int.test.ts files (and the management
 // integration tests under test/integration): a migrated test database, a real Redis with a key
 // prefix of its own, a real listening management server, and products made through bootstrap.
+import { createRoleShared } from '@lattice/cli';
 import type { ErrorBody, LatticeConfig } from '@lattice/core';
 import { type CapturedLogs, captureLogs, testConfig, uniqueName } from '@lattice/core/testing';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
-import { closeRedis, createRedis } from '@lattice/redis';
+import type { createRedis } from '@lattice/redis';
 import {
   type BootstrapResult,
   bootstrapProduct,
@@ -17,8 +18,8 @@ import {
   migrateLatest,
 } from '@lattice/store';
 import { Registry } from 'prom-client';
-import { buildManagementApp, type ManagementDeps } from '../app.ts';
-import { type RunningManagement, startManagement } from '../server.ts';
+import { managementRole } from '../role.ts';
+import type { RunningManagement } from '../server.ts';
 
 export interface TestManagement {
   config: LatticeConfig;
@@ -55,11 +56,14 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
   const { logger } = logs;
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
   await migrateLatest(db, logger);
-  const redis = createRedis({ url: config.redisUrl, logger, name: 'management-test' });
   const registry = new Registry();
-  const deps: ManagementDeps = { config, db, logger, registry, redis, validateResponses: true };
-  const { routes, openApi } = buildManagementApp(deps);
-  const server = await startManagement(deps);
+  const shared = createRoleShared({ config, logger, registry, db });
+  const server = await managementRole.start(
+    { ...managementRole.configOf(config), validateResponses: true },
+    shared,
+  );
+  const { routes, openApi } = server;
+  const redis = shared.redis('management');
   return {
     config,
     db,
@@ -96,7 +100,7 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
     },
     async close() {
       await server.close();
-      await closeRedis(redis);
+      await shared.close();
       await db.destroy();
     },
   };

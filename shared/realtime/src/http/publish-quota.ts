@@ -1,10 +1,10 @@
 // The per-product publish quota (spec "Publish quota"): fixed windows of 10 s counted atomically
 // in Redis (the fixed-window script of @lattice/redis). Only crossing the hard limit is refused;
 // the sustained rate and the burst allowance (50/s × 10 s + 100 = 600 per window by default) are
-// the soft budget: a publish beyond it still passes, and is reported through `overSustained` so
-// the deployment can count it. Every number is configurable per deployment
-// (config.publishQuota, REALTIME_PUBLISH_*). Redis unavailable: the in-process limiter answers (never a 5xx, never
-// an open door), as for the edge's per-IP limit.
+// the soft budget: a publish beyond it still passes, and is counted (metrics.overSustained).
+// Every number is configurable per deployment (config.publishQuota, REALTIME_PUBLISH_*). Redis
+// unavailable: the in-process limiter answers (never a 5xx, never an open door), as for the
+// edge's per-IP limit, and each such answer is counted (metrics.fallback).
 import {
   type Clock,
   ConfigError,
@@ -84,6 +84,14 @@ export interface PublishQuotaLimiter {
   consume(productId: string, environment: Environment): Promise<PublishQuotaOutcome>;
 }
 
+/** What the quota reports; realtimeHttpMetrics() counts it on the deployment's registry. */
+export interface PublishQuotaMetrics {
+  /** A count answered by the in-process limiter because Redis failed or was too slow. */
+  fallback(): void;
+  /** A publish that passed beyond the soft budget (sustained rate plus burst) of its window. */
+  overSustained(productId: string, environment: Environment): void;
+}
+
 export interface PublishQuotaLimiterOptions {
   redis: Redis;
   /** config.redisKeyPrefix. */
@@ -93,8 +101,7 @@ export interface PublishQuotaLimiterOptions {
   clock?: Clock;
   /** config.rateLimitRedisTimeoutMs: a slower count is answered by the local limiter. Default 250. */
   redisTimeoutMs?: number;
-  /** Called for every publish beyond the soft budget (a metrics counter). */
-  onOverSustained?: (productId: string, environment: Environment) => void;
+  metrics: PublishQuotaMetrics;
 }
 
 /** Bucket of one product in one environment: development traffic never eats production's quota. */
@@ -111,6 +118,7 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     primary: createRedisRateLimiter({ redis: opts.redis, policy, keyPrefix: opts.keyPrefix, clock }),
     local: createMemoryRateLimiter({ policy, clock }),
     logger: opts.logger,
+    countFallback: () => opts.metrics.fallback(),
     ...(opts.redisTimeoutMs === undefined ? {} : { timeoutMs: opts.redisTimeoutMs }),
     clock,
   });
@@ -155,7 +163,7 @@ export function createPublishQuotaLimiter(opts: PublishQuotaLimiterOptions): Pub
     async consume(productId, environment) {
       const result = await consumeOne(publishQuotaBucket(productId, environment));
       const overSustained = result.allowed && result.count > soft;
-      if (overSustained) opts.onOverSustained?.(productId, environment);
+      if (overSustained) opts.metrics.overSustained(productId, environment);
       return { policy, result, overSustained };
     },
   };

@@ -1,89 +1,97 @@
-// For composition roots (`lattice start`, tests, the benchmark): the realtime HTTP services with
-// their own connections, from the deployment's config. Kafka is connected on the first publish
-// (and again after a failed connect), so a role starts while Kafka is still coming up; Redis is
-// one command connection; payloads over the inline cap go to the local folder
-// `<dataDir>/payloads` for every product unless a registry is given.
-import { join } from 'node:path';
-import type { Environment, LatticeConfig, Logger } from '@lattice/core';
-import { createKafka, createRecordProducer, loadCodec, TOPIC_CATALOG, topicName } from '@lattice/kafka';
-import { closeRedis, createRedis } from '@lattice/redis';
+// The realtime HTTP services with their producer, for the roles that serve them (the edges and
+// management of one process share one runtime). The composition root gives the clients: the
+// Kafka producer is connected on the first publish (and again after a failed connect), so a
+// role starts while Kafka is still coming up.
+import type { Clock, Environment, LatticeConfig, Logger } from '@lattice/core';
+import { createRecordProducer, loadCodec, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { ChannelCommandRecord } from '../channel/channel-command.ts';
-import { createPayloadStoreRegistry } from '../payload/payload-registry.ts';
-import { createFilesystemPayloadStore } from '../payload/payload-store.fs.ts';
+import { POLICY_CACHE_TTL_MS } from '../channel/policy-cache.ts';
 import type { PayloadStoreRegistry } from '../payload/payload-store.ts';
 import { type ChannelCommandPublisher, createChannelCommandPublisher } from './command-publisher.ts';
-import { type PublishQuota, publishQuotaOf } from './publish-quota.ts';
-import { createRealtimeHttp, type RealtimeHttp, type RealtimeHttpDeps } from './realtime-http.ts';
+import { type PublishQuota, type PublishQuotaMetrics, publishQuotaOf } from './publish-quota.ts';
+import { createRealtimeHttp, type RealtimeHttp } from './realtime-http.ts';
 
-export interface RealtimeHttpRuntimeOptions {
-  config: LatticeConfig;
+/** The configuration the runtime reads (realtimeHttpSettingsOf); tests change fields of it. */
+export interface RealtimeHttpSettings {
+  gatewayUrls: Record<Environment, string>;
+  redisKeyPrefix: string;
+  kafkaTopicPrefix: string;
+  /** How long a quota count may wait for Redis before the local limiter answers. */
+  rateLimitRedisTimeoutMs: number;
+  quota: PublishQuota;
+  /** A publish not acknowledged by Kafka within this answers 503. */
+  publishTimeoutMs: number;
+  /** How long a namespace policy is cached for publishes and reads. */
+  policyCacheTtlMs: number;
+}
+
+export function realtimeHttpSettingsOf(config: LatticeConfig): RealtimeHttpSettings {
+  return {
+    gatewayUrls: config.gatewayUrls,
+    redisKeyPrefix: config.redisKeyPrefix,
+    kafkaTopicPrefix: config.kafkaTopicPrefix,
+    rateLimitRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
+    quota: publishQuotaOf(config.publishQuota),
+    publishTimeoutMs: 10_000,
+    policyCacheTtlMs: POLICY_CACHE_TTL_MS,
+  };
+}
+
+export interface RealtimeHttpRuntimeDeps {
   db: Knex;
   logger: Logger;
-  /** Names the connections (`management`, `edge-production`). */
-  name: string;
-  /** Default: a client for config.kafkaBrokers. */
-  kafka?: Kafka;
-  /** Default: the local folder `<config.dataDir>/payloads` for every product. */
-  payloads?: PayloadStoreRegistry;
-  /** Default: config.publishQuota. */
-  quota?: PublishQuota;
-  /** Default 10 000. */
-  publishTimeoutMs?: number;
-  policyCacheTtlMs?: number;
-  onOverSustained?: (productId: string, environment: Environment) => void;
-  clock?: RealtimeHttpDeps['clock'];
+  /**
+   * A command connection of its own (quota counts, Idempotency-Keys), which the caller owns.
+   * Auto-pipelining is turned on for it: concurrent publishes' commands go out as one write.
+   */
+  redis: Redis;
+  /** The client the Publish commands are produced with. */
+  kafka: Kafka;
+  /** Which products may publish data over the inline cap, and where it is kept. */
+  payloads: PayloadStoreRegistry;
+  metrics: PublishQuotaMetrics;
+  clock: Clock;
 }
 
 export interface RealtimeHttpRuntime {
   http: RealtimeHttp;
   commands: ChannelCommandPublisher;
+  /** Flushes and disconnects the producer; the Redis connection stays its owner's. */
   close(): Promise<void>;
 }
 
-export function startRealtimeHttpRuntime(opts: RealtimeHttpRuntimeOptions): RealtimeHttpRuntime {
-  const { config, logger } = opts;
-  const kafka =
-    opts.kafka ??
-    createKafka({ brokers: config.kafkaBrokers, clientId: `${config.kafkaClientId}-${opts.name}`, logger });
-  const redis = createRedis({ url: config.redisUrl, logger, name: `${opts.name}-realtime` });
-  // Quota and Idempotency-Key commands of concurrent publishes go out as one write per turn.
+export function startRealtimeHttpRuntime(
+  settings: RealtimeHttpSettings,
+  deps: RealtimeHttpRuntimeDeps,
+): RealtimeHttpRuntime {
+  const { logger, kafka, redis } = deps;
+  // Read per command by ioredis, so switching it on here applies from the next command.
   redis.options.enableAutoPipelining = true;
   const commands = createChannelCommandPublisher({
     producer: () => createRecordProducer(kafka),
-    topic: topicName(config.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name),
+    topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name),
     codec: loadCodec<ChannelCommandRecord>(TOPIC_CATALOG.channelCommands.schema),
     logger,
-    ...(opts.publishTimeoutMs === undefined ? {} : { timeoutMs: opts.publishTimeoutMs }),
+    timeoutMs: settings.publishTimeoutMs,
   });
-  const payloads =
-    opts.payloads ??
-    createPayloadStoreRegistry({
-      store: createFilesystemPayloadStore({ dir: join(config.dataDir, 'payloads') }),
-    });
   const http = createRealtimeHttp({
-    db: opts.db,
+    db: deps.db,
     logger,
-    gatewayUrls: config.gatewayUrls,
-    ...(opts.policyCacheTtlMs === undefined ? {} : { policyCacheTtlMs: opts.policyCacheTtlMs }),
-    ...(opts.clock ? { clock: opts.clock } : {}),
+    gatewayUrls: settings.gatewayUrls,
+    policyCacheTtlMs: settings.policyCacheTtlMs,
+    clock: deps.clock,
     publishing: {
       redis,
-      redisKeyPrefix: config.redisKeyPrefix,
-      quotaRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
+      redisKeyPrefix: settings.redisKeyPrefix,
+      quotaRedisTimeoutMs: settings.rateLimitRedisTimeoutMs,
       commands,
-      payloads,
-      quota: opts.quota ?? publishQuotaOf(config.publishQuota),
-      ...(opts.onOverSustained ? { onOverSustained: opts.onOverSustained } : {}),
+      payloads: deps.payloads,
+      quota: settings.quota,
+      metrics: deps.metrics,
     },
   });
-  return {
-    http,
-    commands,
-    async close() {
-      await commands.close();
-      await closeRedis(redis);
-    },
-  };
+  return { http, commands, close: () => commands.close() };
 }

@@ -1,10 +1,9 @@
 // The realtime services both HTTP surfaces share (the public edge's realtime toolkit and the
-// management API's realtime routes), composed from their dependencies. Without `publishing`
-// (no Redis or Kafka given) tokens and reads work and publishes answer 503.
+// management API's realtime routes), composed from their dependencies.
 import type { Clock, Environment, Logger } from '@lattice/core';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
-import { createNamespacePolicyCache, POLICY_CACHE_TTL_MS } from '../channel/policy-cache.ts';
+import { createNamespacePolicyCache, type NamespacePolicyLookup } from '../channel/policy-cache.ts';
 import { createHistoryReader } from '../history/history-reader.ts';
 import { createPostgresNamespaceRepository } from '../namespace-repository.postgres.ts';
 import type { NamespaceRepository } from '../namespace-repository.ts';
@@ -14,12 +13,8 @@ import { createPostgresSigningKeyStore, type SigningKeyStore } from '../signing-
 import { type ChannelReads, createChannelReads } from './channel-reads.ts';
 import type { ChannelCommandPublisher } from './command-publisher.ts';
 import { createRedisIdempotencyStore, IDEMPOTENCY_TTL_MS } from './idempotency.ts';
-import {
-  createMessagePublisher,
-  type MessagePublisher,
-  UNCONFIGURED_MESSAGE_PUBLISHER,
-} from './message-publisher.ts';
-import { createPublishQuotaLimiter, DEFAULT_PUBLISH_QUOTA, type PublishQuota } from './publish-quota.ts';
+import { createMessagePublisher, type MessagePublisher } from './message-publisher.ts';
+import { createPublishQuotaLimiter, type PublishQuota, type PublishQuotaMetrics } from './publish-quota.ts';
 import { createTokenIssuer, type TokenIssuer } from './token-issuer.ts';
 
 export interface RealtimePublishingDeps {
@@ -30,14 +25,14 @@ export interface RealtimePublishingDeps {
   commands: ChannelCommandPublisher;
   /** Which products may publish data over the inline cap (as a `ref`). */
   payloads: PayloadStoreRegistry;
-  /** Default: the spec's (50/s sustained, 100 burst, 1100 hard per 10 s window). */
-  quota?: PublishQuota;
+  /** The deployment's quota (publishQuotaOf(config.publishQuota)). */
+  quota: PublishQuota;
   /** Default 5 minutes. */
   idempotencyTtlMs?: number;
-  /** config.rateLimitRedisTimeoutMs, for the quota count. Default 250. */
-  quotaRedisTimeoutMs?: number;
-  /** Called for every publish beyond the soft budget of its window (a metrics counter). */
-  onOverSustained?: (productId: string, environment: Environment) => void;
+  /** config.rateLimitRedisTimeoutMs, for the quota count. */
+  quotaRedisTimeoutMs: number;
+  /** Counts the quota's local answers and the publishes beyond its soft budget. */
+  metrics: PublishQuotaMetrics;
 }
 
 export interface RealtimeHttpDeps {
@@ -45,10 +40,10 @@ export interface RealtimeHttpDeps {
   logger: Logger;
   /** config.gatewayUrls. */
   gatewayUrls: Record<Environment, string>;
-  publishing?: RealtimePublishingDeps;
-  /** How long a namespace policy is cached for publishes and reads. Default 5000. */
-  policyCacheTtlMs?: number;
-  clock?: Clock;
+  publishing: RealtimePublishingDeps;
+  /** How long a namespace policy is cached for publishes and reads. */
+  policyCacheTtlMs: number;
+  clock: Clock;
 }
 
 export interface RealtimeHttp {
@@ -57,54 +52,61 @@ export interface RealtimeHttp {
   tokens: TokenIssuer;
   messages: MessagePublisher;
   reads: ChannelReads;
-  /** The quota in force (for documentation and headers); null when publishing is not configured. */
-  quota: PublishQuota | null;
+  /** The quota in force (for documentation and headers). */
+  quota: PublishQuota;
 }
 
 export function createRealtimeHttp(deps: RealtimeHttpDeps): RealtimeHttp {
-  const clock = deps.clock ? { clock: deps.clock } : {};
+  const p = deps.publishing;
+  const publisher = (policies: NamespacePolicyLookup) =>
+    createMessagePublisher({
+      policies,
+      payloads: p.payloads,
+      quota: createPublishQuotaLimiter({
+        redis: p.redis,
+        keyPrefix: p.redisKeyPrefix,
+        quota: p.quota,
+        logger: deps.logger,
+        redisTimeoutMs: p.quotaRedisTimeoutMs,
+        clock: deps.clock,
+        metrics: p.metrics,
+      }),
+      idempotency: createRedisIdempotencyStore({
+        redis: p.redis,
+        keyPrefix: p.redisKeyPrefix,
+        ttlMs: p.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS,
+      }),
+      commands: p.commands,
+      logger: deps.logger,
+      clock: deps.clock,
+    });
+  return composeRealtimeHttp(deps, publisher, p.quota);
+}
+
+/** Everything but publishing, which `messages` builds over the same policy cache. */
+export function composeRealtimeHttp(
+  deps: Omit<RealtimeHttpDeps, 'publishing'>,
+  messages: (policies: NamespacePolicyLookup) => MessagePublisher,
+  quota: PublishQuota,
+): RealtimeHttp {
+  const { clock } = deps;
   const namespaces = createPostgresNamespaceRepository(deps.db);
   const signingKeys = createPostgresSigningKeyStore(deps.db);
   const policies = createNamespacePolicyCache({
     repository: namespaces,
-    ttlMs: deps.policyCacheTtlMs ?? POLICY_CACHE_TTL_MS,
-    ...clock,
+    ttlMs: deps.policyCacheTtlMs,
+    clock,
   });
-  const p = deps.publishing;
-  const quota = p ? (p.quota ?? DEFAULT_PUBLISH_QUOTA) : null;
-  const messages = p
-    ? createMessagePublisher({
-        policies,
-        payloads: p.payloads,
-        quota: createPublishQuotaLimiter({
-          redis: p.redis,
-          keyPrefix: p.redisKeyPrefix,
-          quota: quota!,
-          logger: deps.logger,
-          ...(p.quotaRedisTimeoutMs === undefined ? {} : { redisTimeoutMs: p.quotaRedisTimeoutMs }),
-          ...clock,
-          ...(p.onOverSustained ? { onOverSustained: p.onOverSustained } : {}),
-        }),
-        idempotency: createRedisIdempotencyStore({
-          redis: p.redis,
-          keyPrefix: p.redisKeyPrefix,
-          ttlMs: p.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS,
-        }),
-        commands: p.commands,
-        logger: deps.logger,
-        ...clock,
-      })
-    : UNCONFIGURED_MESSAGE_PUBLISHER;
   return {
     namespaces,
     signingKeys,
-    tokens: createTokenIssuer({ namespaces, signingKeys, gatewayUrls: deps.gatewayUrls, ...clock }),
-    messages,
+    tokens: createTokenIssuer({ namespaces, signingKeys, gatewayUrls: deps.gatewayUrls, clock }),
+    messages: messages(policies),
     reads: createChannelReads({
       history: createHistoryReader({ db: deps.db, policies }),
       presence: createPresenceReader({ db: deps.db, policies }),
       logger: deps.logger,
-      ...clock,
+      clock,
     }),
     quota,
   };

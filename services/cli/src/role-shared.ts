@@ -1,0 +1,108 @@
+// The process-wide resources roles share, owned by a composition root (`lattice start`, a test
+// harness, a benchmark server): named Redis connections and Kafka clients opened on first use,
+// and the realtime services that the edges and management of one process serve together. The
+// owner closes it after every role has stopped; the database stays the owner's to close.
+import { join } from 'node:path';
+import type { ActorsShared } from '@lattice/actors';
+import { type Clock, type LatticeConfig, type Logger, systemClock } from '@lattice/core';
+import type { EdgeShared } from '@lattice/edge';
+import { createKafka } from '@lattice/kafka';
+import type { ManagementShared } from '@lattice/management';
+import {
+  createFilesystemPayloadStore,
+  createPayloadStoreRegistry,
+  type PayloadStoreRegistry,
+  type RealtimeHttpRuntime,
+  type RealtimeHttpSettings,
+  realtimeHttpMetrics,
+  realtimeHttpSettingsOf,
+  startRealtimeHttpRuntime,
+} from '@lattice/realtime';
+import { closeRedis, createRedis } from '@lattice/redis';
+import type { Db } from '@lattice/store';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+
+type Kafka = ReturnType<typeof createKafka>;
+
+export interface RoleSharedOptions {
+  config: LatticeConfig;
+  logger: Logger;
+  registry: Registry;
+  db: Db;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Default: a client of config.kafkaBrokers per name (tests: a Kafka that is not there). */
+  kafka?: (name: string) => Kafka;
+  /** Default: the local folder `<config.dataDir>/payloads`, for every product. */
+  payloads?: PayloadStoreRegistry;
+  /** Changes to the realtime services' settings (tests: quota, publish timeout, policy cache). */
+  realtime?: Partial<RealtimeHttpSettings>;
+}
+
+export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared {
+  db: Db;
+  /** Closes the realtime services and every connection opened through redis(). */
+  close(): Promise<void>;
+}
+
+export function createRoleShared(opts: RoleSharedOptions): RoleShared {
+  const { config, logger, registry, db } = opts;
+  const clock = opts.clock ?? systemClock;
+  const connections = new Map<string, Redis>();
+  const clients = new Map<string, Kafka>();
+  let runtime: RealtimeHttpRuntime | undefined;
+
+  const redis = (name: string): Redis => {
+    let connection = connections.get(name);
+    if (!connection) {
+      connection = createRedis({ url: config.redisUrl, logger, name: `lattice-${name}` });
+      connections.set(name, connection);
+    }
+    return connection;
+  };
+  const kafka = (name: string): Kafka => {
+    let client = clients.get(name);
+    if (!client) {
+      client =
+        opts.kafka?.(name) ??
+        createKafka({ brokers: config.kafkaBrokers, clientId: `${config.kafkaClientId}-${name}`, logger });
+      clients.set(name, client);
+    }
+    return client;
+  };
+  const realtime = () => {
+    runtime ??= startRealtimeHttpRuntime(
+      { ...realtimeHttpSettingsOf(config), ...opts.realtime },
+      {
+        db,
+        logger,
+        redis: redis('realtime'),
+        kafka: kafka('realtime'),
+        payloads:
+          opts.payloads ??
+          createPayloadStoreRegistry({
+            store: createFilesystemPayloadStore({ dir: join(config.dataDir, 'payloads') }),
+          }),
+        metrics: realtimeHttpMetrics(registry),
+        clock,
+      },
+    );
+    return runtime.http;
+  };
+
+  return {
+    db,
+    logger,
+    registry,
+    clock,
+    redis,
+    kafka,
+    realtime,
+    async close() {
+      await runtime?.close();
+      await Promise.all([...connections.values()].map((c) => closeRedis(c)));
+      connections.clear();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// The `management` role: the management API, /openapi.json, and `/metrics` and `/healthz` for
+// the process (every role's metrics when all run together).
+import type { LatticeConfig, Logger, Role, RunningRole } from '@lattice/core';
+import type { RealtimeHttp } from '@lattice/realtime';
+import type { Db } from '@lattice/store';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { createRedisKeyChangeNotifier } from './notify/key-change-notifier.redis.ts';
+import { type RunningManagement, startManagement } from './server.ts';
+
+/** The configuration the role reads; tests change fields of it. */
+export interface ManagementSettings {
+  host: string;
+  /** 0 picks a free one (tests). */
+  port: number;
+  /** Key changes are announced under it (keyChangesChannel). */
+  redisKeyPrefix: string;
+  /** Check handler answers against their response schemas (tests). */
+  validateResponses: boolean;
+}
+
+export function managementSettingsOf(config: LatticeConfig): ManagementSettings {
+  return {
+    host: config.host,
+    port: config.managementPort,
+    redisKeyPrefix: config.redisKeyPrefix,
+    validateResponses: false,
+  };
+}
+
+/** What management takes from the process that runs it. */
+export interface ManagementShared {
+  db: Db;
+  logger: Logger;
+  registry: Registry;
+  /** The process's connection of this name, opened on first use and closed by its owner. */
+  redis(name: string): Redis;
+  /** The realtime services, shared with the edges when they run in one process. */
+  realtime(): RealtimeHttp;
+}
+
+export type RunningManagementRole = RunningManagement & RunningRole & { url: string };
+
+export const managementRole: Role<ManagementSettings, ManagementShared, RunningManagementRole> = {
+  name: 'management',
+  configOf: managementSettingsOf,
+  async start(settings, shared) {
+    const running = await startManagement(
+      { host: settings.host, port: settings.port },
+      {
+        db: shared.db,
+        logger: shared.logger,
+        registry: shared.registry,
+        // The edges reload early on these instead of at their next period.
+        keyChanges: createRedisKeyChangeNotifier({
+          redis: shared.redis('management'),
+          keyPrefix: settings.redisKeyPrefix,
+          logger: shared.logger,
+        }),
+        realtime: shared.realtime(),
+        validateResponses: settings.validateResponses,
+      },
+    );
+    // Its `/healthz` checks the database per request; the process itself is healthy once listening.
+    return { ...running, health: () => ({ ok: true }) };
+  },
+};
