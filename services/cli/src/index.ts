@@ -1,4 +1,4 @@
 // For the other composition roots (integration harnesses, benchmarks): the resources roles
 // share, built as `lattice start` builds them.
-export type { RoleShared, RoleSharedOptions } from './role-shared.ts';
+export type { RoleShared } from './role-shared.ts';
 export { createRoleShared } from './role-shared.ts';

@@ -1,5 +1,5 @@
 export type { BackoffOptions } from './backoff.ts';
-export { backoffDelayMs, jitter, scheduledDelayMs } from './backoff.ts';
+export { backoffDelayMs } from './backoff.ts';
 export type { Clock } from './clock.ts';
 export { sleep, systemClock } from './clock.ts';
 export { forEachConcurrent } from './concurrency.ts';
@@ -8,12 +8,11 @@ export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';
 export type { ErrorBody, FieldError } from './errors.ts';
 export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.ts';
 export { isUuid, newId } from './ids.ts';
-export type { Logger, LogLevel } from './logger.ts';
+export type { Logger } from './logger.ts';
 export { createLogger } from './logger.ts';
-export type { RetryOptions } from './retry.ts';
 export { retryWithBackoff } from './retry.ts';
 export type { Role, RoleHealth, RunningRole } from './role.ts';
-export type { Scheduler, Timer, TimerOptions } from './scheduler.ts';
+export type { Scheduler, Timer } from './scheduler.ts';
 export { systemScheduler } from './scheduler.ts';
 export {
   constantTimeEqual,
@@ -24,5 +23,4 @@ export {
   sha256HexEqual,
   visiblePart,
 } from './secrets.ts';
-export type { KeyedTurnBatcher, TurnBatcher, TurnBatcherOptions, TurnBoundary } from './turn-batcher.ts';
 export { createKeyedTurnBatcher, createTurnBatcher } from './turn-batcher.ts';
