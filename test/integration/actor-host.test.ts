@@ -5,6 +5,7 @@
 import { createLogger, sleep } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import {
+  type ActorKind,
   createActorHost,
   createCodec,
   createKafka,
@@ -105,6 +106,37 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     return Number(row[0]!.count);
   }
 
+  /** A host in this process, retrying quickly, dead-lettering to the topic's DLQ. */
+  function inProcessHost(
+    t: { group: string; topic: string; dlq: string },
+    kind: ActorKind<LedgerCommand>,
+    registry: Registry,
+  ) {
+    return createActorHost<LedgerCommand>({
+      kafka,
+      groupId: t.group,
+      topic: t.topic,
+      codec,
+      kind,
+      deadLetters: createKafkaDeadLetterSink(producer, t.dlq, deadLetterCodec),
+      logger,
+      registry,
+      retry: { initialMs: 10, maxMs: 50 },
+    });
+  }
+
+  /** Waits until `keys.length × n` records are applied, then checks them as below. */
+  async function expectAllAppliedOnce(
+    topic: string,
+    keys: string[],
+    n: number,
+    timeoutMs: number,
+    label = `${keys.length * n} applications`,
+  ): Promise<void> {
+    await waitUntil(label, async () => (await appliedCount(topic)) >= keys.length * n, timeoutMs);
+    await expectExactlyOnceInOrder(topic, keys, n);
+  }
+
   /** Every key holds seq 1..n exactly once, never out of order. */
   async function expectExactlyOnceInOrder(topic: string, keys: string[], n: number): Promise<void> {
     const dupes = await db('ledger_applied')
@@ -148,12 +180,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     );
     const keys = Array.from({ length: 48 }, (_, i) => `key-${i}`);
     await publish(t.topic, keys, 1, 100);
-    await waitUntil(
-      '4800 applications',
-      async () => (await appliedCount(t.topic)) >= keys.length * 100,
-      60_000,
-    );
-    await expectExactlyOnceInOrder(t.topic, keys, 100);
+    await expectAllAppliedOnce(t.topic, keys, 100, 60_000);
     const byHost = await hostsApplied(t.topic);
     expect(Object.keys(byHost), 'every host did part of the work').to.have.length(3);
   });
@@ -178,8 +205,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     victim.kill('SIGKILL');
     await publishing;
     await waitUntil('survivors to take over every partition', () => coversAll(hosts, PARTITIONS), 60_000);
-    await waitUntil(`${total} applications`, async () => (await appliedCount(t.topic)) >= total, 90_000);
-    await expectExactlyOnceInOrder(t.topic, keys, 150);
+    await expectAllAppliedOnce(t.topic, keys, 150, 90_000);
     const byHost = await hostsApplied(t.topic);
     expect(byHost[victim.name], 'the victim was working when it died').to.be.greaterThan(0);
     expect(byHost[victim.name], 'the victim died before finishing').to.be.lessThan(total);
@@ -222,8 +248,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     );
     expect(first.joins, 'the first host rejoined the group').to.be.greaterThan(1);
     await publishing;
-    await waitUntil(`${total} applications`, async () => (await appliedCount(t.topic)) >= total, 90_000);
-    await expectExactlyOnceInOrder(t.topic, keys, 120);
+    await expectAllAppliedOnce(t.topic, keys, 120, 90_000);
     const byHost = await hostsApplied(t.topic);
     expect(byHost['join-b'], 'the joining host took over work').to.be.greaterThan(0);
   });
@@ -245,12 +270,7 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     const joinsBefore = hosts.map((h) => h.joins);
     const keys = Array.from({ length: 8 }, (_, i) => `key-${i}`);
     await publish(t.topic, keys, 1, 20);
-    await waitUntil(
-      'every record applied once key-3 recovers',
-      async () => (await appliedCount(t.topic)) >= keys.length * 20,
-      60_000,
-    );
-    await expectExactlyOnceInOrder(t.topic, keys, 20);
+    await expectAllAppliedOnce(t.topic, keys, 20, 60_000, 'every record applied once key-3 recovers');
     expect(
       hosts.map((h) => h.joins),
       'no rebalance while the key was retrying',
@@ -274,22 +294,11 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
         return ledger.load(key, partition);
       },
     };
-    const host = createActorHost<LedgerCommand>({
-      kafka,
-      groupId: t.group,
-      topic: t.topic,
-      codec,
-      kind,
-      deadLetters: createKafkaDeadLetterSink(producer, t.dlq, deadLetterCodec),
-      logger,
-      registry,
-      retry: { initialMs: 10, maxMs: 50 },
-    });
+    const host = inProcessHost(t, kind, registry);
     await host.start();
     try {
       await publish(t.topic, ['k'], 1, 5);
-      await waitUntil('seq 1..5 applied', async () => (await appliedCount(t.topic)) >= 5, 30_000);
-      await expectExactlyOnceInOrder(t.topic, ['k'], 5);
+      await expectAllAppliedOnce(t.topic, ['k'], 5, 30_000, 'seq 1..5 applied');
       expect(host.healthy()).to.equal(true);
       const errors = await registry.getSingleMetricAsString('lattice_actor_handler_errors_total');
       // Counted as retries of the key: the failures were handled in place, not thrown to kafkajs.
@@ -302,17 +311,11 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
   it('dead-letters undecodable and poison records, retries flaky ones, and keeps the key going', async () => {
     const t = await newTopic();
     const registry = new Registry();
-    const host = createActorHost<LedgerCommand>({
-      kafka,
-      groupId: t.group,
-      topic: t.topic,
-      codec,
-      kind: createLedgerKind({ db, topic: t.topic, host: 'inproc', poisonSeqs: [3], flakySeqs: [5] }),
-      deadLetters: createKafkaDeadLetterSink(producer, t.dlq, deadLetterCodec),
-      logger,
+    const host = inProcessHost(
+      t,
+      createLedgerKind({ db, topic: t.topic, host: 'inproc', poisonSeqs: [3], flakySeqs: [5] }),
       registry,
-      retry: { initialMs: 10, maxMs: 50 },
-    });
+    );
     await host.start();
     try {
       const raw = kafka.producer();

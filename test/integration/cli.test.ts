@@ -16,6 +16,18 @@ import knex, { type Knex } from 'knex';
 const BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
 const config = testConfig();
 
+/** A Kafka admin client of the test broker, connected; the caller disconnects it. */
+async function connectedAdmin() {
+  const kafka = createKafka({
+    brokers: config.kafkaBrokers,
+    clientId: 'cli-test',
+    logger: createLogger({ name: 't', level: 'silent' }),
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  return admin;
+}
+
 function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', BIN, ...args], {
     env: { ...process.env, DATABASE_URL: config.databaseUrl, LOG_LEVEL: 'warn', ...env },
@@ -144,13 +156,7 @@ describe('lattice command', function () {
   describe('start', () => {
     const prefix = `${uniqueName('start')}.`;
     after(async () => {
-      const kafka = createKafka({
-        brokers: config.kafkaBrokers,
-        clientId: 'cli-test',
-        logger: createLogger({ name: 't', level: 'silent' }),
-      });
-      const admin = kafka.admin();
-      await admin.connect();
+      const admin = await connectedAdmin();
       const mine = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
       if (mine.length > 0) await admin.deleteTopics({ topics: mine });
       await admin.disconnect();
@@ -302,13 +308,7 @@ describe('lattice command', function () {
         );
       }
 
-      const kafka = createKafka({
-        brokers: config.kafkaBrokers,
-        clientId: 'cli-test',
-        logger: createLogger({ name: 't', level: 'silent' }),
-      });
-      const admin = kafka.admin();
-      await admin.connect();
+      const admin = await connectedAdmin();
       const topics = await admin.listTopics();
       await admin.disconnect();
       for (const t of Object.values(TOPIC_CATALOG)) expect(topics).to.include(topicName(prefix, t.name));

@@ -4,13 +4,13 @@
 import type { Clock, Environment, Logger } from '@lattice/core';
 import {
   bindPublicRoutes,
+  errorMiddleware,
   loadSchemaRegistry,
   type PublicHandlers,
   type SchemaRegistry,
 } from '@lattice/http';
 import type { RateLimiter } from '@lattice/redis';
 import express, { type Express } from 'express';
-import { edgeErrorHandler } from './edge-error-handler.ts';
 import type { EdgeMetrics } from './edge-metrics.ts';
 import { edgePipeline } from './edge-pipeline.ts';
 import type { KeySnapshotSource } from './key-snapshot-source.ts';
@@ -67,6 +67,7 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
       bucketOf: perIpBucketOf(deps.environment, trustProxy !== false && trustProxy !== 0),
     }),
   );
-  app.use(edgeErrorHandler(logger));
+  // Errors become the platform's bodies through the one mapping of @lattice/http.
+  app.use(errorMiddleware(logger, { logApiErrors: false, headers: { 'Cache-Control': 'no-store' } }));
   return app;
 }

@@ -3,8 +3,12 @@
 // a notifier that announces nothing (the management role always announces over Redis).
 import type { KeyChangeNotifier } from './notify/key-change-notifier.ts';
 
-export type { KeyChangeListener, KeyChangeMessage } from './testing/key-change-listener.ts';
-export { listenForKeyChanges } from './testing/key-change-listener.ts';
+export type {
+  KeyChangeListener,
+  KeyChangeMessage,
+  ManagementWithKeyChanges,
+} from './testing/key-change-listener.ts';
+export { listenForKeyChanges, useManagementWithKeyChanges } from './testing/key-change-listener.ts';
 export type { ApiAnswer, TestManagement } from './testing/test-management.ts';
 export { startTestManagement } from './testing/test-management.ts';
 

@@ -41,7 +41,19 @@ export function internalError(): ApiError {
   return HTTP_ERRORS.internal();
 }
 
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+export interface ErrorMiddlewareOptions {
+  /**
+   * Log ApiErrors of status 5xx too (the management API: each is rare and worth a line). The
+   * edge's 5xx refusals (503 before the first key snapshot, 501 on routes no toolkit serves yet)
+   * are expected answers that can arrive by the thousand per second and are counted in metrics
+   * instead. Failures that are not ApiErrors (bugs) are always logged, at error.
+   */
+  logApiErrors: boolean;
+  /** Set on every error answer (the edge: `Cache-Control: no-store`). */
+  headers?: Record<string, string>;
+}
+
+export function errorMiddleware(logger: Logger, opts: ErrorMiddlewareOptions): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) {
       // Too late for an error body; let express close the connection.
@@ -50,12 +62,15 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     let apiError = clientErrorOf(err);
     const operationId = res.locals.operationId as string | undefined;
+    // The path is logged (it may name the product), never the headers (they may carry a key).
     if (!apiError) {
       logger.error({ err, operationId, method: req.method, path: req.path }, 'unhandled error');
       apiError = internalError();
-    } else if (apiError.status >= 500) {
+    } else if (apiError.status >= 500 && opts.logApiErrors) {
       logger.error({ err, operationId, method: req.method, path: req.path }, 'request failed');
     }
-    res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+    res.status(apiError.status).set(apiError.headers);
+    if (opts.headers) res.set(opts.headers);
+    res.json(apiError.toBody());
   };
 }

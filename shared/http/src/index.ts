@@ -1,5 +1,5 @@
 export { attachClientErrorHandler } from './client-error.ts';
-export { clientErrorOf, internalError } from './error-mapping.ts';
+export { clientErrorOf, errorMiddleware, internalError } from './error-mapping.ts';
 export { HTTP_ERRORS, STEP } from './http-errors.ts';
 export type { OpenApiDocument } from './openapi.ts';
 export { buildOpenApi, CATALOG_VERSION_HEADER } from './openapi.ts';

@@ -7,30 +7,21 @@
 // answers 501 before its body is read.
 import type { Environment } from '@lattice/core';
 import type { Request, Response } from 'express';
-
 import { HTTP_ERRORS } from './http-errors.ts';
 import { PUBLIC_ROUTES, type PublicRoute } from './public-routes.ts';
 import { bodyReader, hasBody } from './request-body.ts';
-import type { RouteResult } from './route-def.ts';
+import type { RequestParts, RouteResult } from './route-def.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { sendResult } from './send-result.ts';
 import { checkRequest, routeValidators } from './validation.ts';
 
-export interface PublicRouteContext {
+export interface PublicRouteContext extends RequestParts {
   /** The edge's environment: realtime tokens, for one, are signed per environment. */
   environment: Environment;
   productId: string;
   route: PublicRoute;
-  /** Validated and type-coerced path parameters (percent-decoded by the matcher). */
-  params: Record<string, unknown>;
-  /** Validated and type-coerced query parameters. */
-  query: Record<string, unknown>;
-  /** Validated body; undefined on routes that take none. */
-  body: unknown;
   /** Id of the public key that opened a keyed route; null on keyless routes. */
   keyId: string | null;
-  req: Request;
-  res: Response;
 }
 
 export type PublicHandler = (ctx: PublicRouteContext) => Promise<RouteResult> | RouteResult;

@@ -47,18 +47,22 @@ export interface RouteAccess {
 /** Resolves the caller from request headers or throws an ApiError (401/403). */
 export type Authenticator = (req: Request) => Promise<Principal>;
 
-export interface RouteContext {
-  operationId: string;
-  /** Validated and type-coerced path parameters. */
+/** What a handler gets of its request on every surface, validated against the route's schemas. */
+export interface RequestParts {
+  /** Validated and type-coerced path parameters (percent-decoded). */
   params: Record<string, unknown>;
   /** Validated and type-coerced query parameters, with schema defaults applied. */
   query: Record<string, unknown>;
   /** Validated body; `{}` when the route takes a body and none was sent. Undefined otherwise. */
   body: unknown;
-  /** Null only on `auth: 'none'` routes. */
-  principal: Principal | null;
   req: Request;
   res: Response;
+}
+
+export interface RouteContext extends RequestParts {
+  operationId: string;
+  /** Null only on `auth: 'none'` routes. */
+  principal: Principal | null;
 }
 
 export interface RouteResult {

@@ -55,7 +55,7 @@ export function buildRouter(routes: readonly RouteDef[], deps: RouterDeps): Rout
     );
   }
   router.use(fallbackMiddleware(routes));
-  router.use(errorMiddleware(deps.logger));
+  router.use(errorMiddleware(deps.logger, { logApiErrors: true }));
   return router;
 }
 

@@ -100,18 +100,10 @@ export interface ErrorReply {
 
 export type Reply<A extends ClientAction = ClientAction> = ResultReply<A> | ErrorReply;
 
-export interface MessagePush {
+/** A history entry of the channel, pushed live: the entry plus `push` and `channel`. */
+export interface MessagePush extends HistoryEntry {
   push: 'message';
   channel: string;
-  id: string;
-  offset: number;
-  epoch: string;
-  /** `data` or `ref`, never both. */
-  data?: JsonValue;
-  ref?: PayloadRef;
-  name?: string;
-  /** ISO 8601 UTC. */
-  published_at: string;
 }
 
 /** A client event; never stored, so no offset or epoch. */

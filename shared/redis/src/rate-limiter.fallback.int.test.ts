@@ -1,4 +1,4 @@
-import { type CapturedLogs, captureLogs, LEVEL, ManualClock, uniqueName } from '@lattice/core/testing';
+import { type CapturedLogs, captureLogs, LEVEL, ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
@@ -7,7 +7,7 @@ import { createMemoryRateLimiter } from './rate-limiter.memory.ts';
 import { createRedisRateLimiter } from './rate-limiter.redis.ts';
 import type { FixedWindowPolicy } from './rate-limiter.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
-import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL } from './testing/test-redis.ts';
+import { CLOSED_REDIS_URL, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
 
 const policy: FixedWindowPolicy = { name: 'per-ip', limit: 3, windowMs: 60_000 };
 const WINDOW_START_MS = 1_700_000_040_000;
@@ -31,19 +31,11 @@ const degradedLines = (logs: CapturedLogs) =>
   logs.at(LEVEL.warn).filter((l) => l.msg.startsWith('rate limits degraded'));
 
 describe('createFallbackRateLimiter (Redis)', () => {
+  const space = useRedisTestSpace('fallback-test-admin', captureLogs().logger);
   let admin: Redis;
   let keyPrefix: string;
-  before(() => {
-    admin = createRedis({ url: TEST_REDIS_URL, logger: captureLogs().logger, name: 'fallback-test-admin' });
-  });
   beforeEach(() => {
-    keyPrefix = `${uniqueName('lattice-test')}:`;
-  });
-  afterEach(async () => {
-    await deleteKeys(admin, keyPrefix);
-  });
-  after(async () => {
-    await closeRedis(admin);
+    ({ redis: admin, prefix: keyPrefix } = space);
   });
 
   it('still limits, locally, when Redis cannot be reached at all', async () => {

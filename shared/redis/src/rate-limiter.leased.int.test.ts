@@ -1,13 +1,6 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { createLogger } from '@lattice/core';
-import {
-  type CapturedLogs,
-  captureLogs,
-  LEVEL,
-  ManualClock,
-  ManualScheduler,
-  uniqueName,
-} from '@lattice/core/testing';
+import { type CapturedLogs, captureLogs, LEVEL, ManualClock, ManualScheduler } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { rateLimitKey } from './keys.ts';
@@ -18,7 +11,7 @@ import type { FixedWindowPolicy, RateLimitResult } from './rate-limiter.ts';
 import { closeRedis, createRedis } from './redis-client.ts';
 import { defineScripts, runScript } from './scripts.ts';
 import { describeRateLimiter } from './testing/rate-limiter-conformance.ts';
-import { CLOSED_REDIS_URL, deleteKeys, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
+import { CLOSED_REDIS_URL, TEST_REDIS_URL, useRedisTestSpace } from './testing/test-redis.ts';
 
 const logger = createLogger({ name: 'rate-limiter-leased-test', level: 'silent' });
 const WINDOW_START_MS = 1_700_000_040_000;
@@ -366,20 +359,11 @@ describe('createLeasedRateLimiter (Redis)', () => {
 });
 
 describe('createFallbackRateLimiter over the leased limiter (Redis)', () => {
+  const space = useRedisTestSpace('leased-fallback-admin', logger);
   const policy: FixedWindowPolicy = { name: 'per-ip', limit: 100, windowMs: 60_000 };
-  let admin: Redis;
   let keyPrefix: string;
-  before(() => {
-    admin = createRedis({ url: TEST_REDIS_URL, logger, name: 'leased-fallback-admin' });
-  });
   beforeEach(() => {
-    keyPrefix = `${uniqueName('lattice-test')}:`;
-  });
-  afterEach(async () => {
-    await deleteKeys(admin, keyPrefix);
-  });
-  after(async () => {
-    await closeRedis(admin);
+    keyPrefix = space.prefix;
   });
 
   function setup(redis: Redis, logs: CapturedLogs) {

@@ -17,7 +17,7 @@ import { databaseUrlFor, ensureDatabase, ensureInfra, postgresAnswers, redisAnsw
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, migrateLatest } from '@lattice/store';
 import autocannon from 'autocannon';
-import { nextMessage } from '../support/child-messages.ts';
+import { controlOf, nextMessage } from '../support/child-messages.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchReport, type RoundResult, writeReport } from './report.ts';
 import { clearSeed, seedKeys } from './seed.ts';
@@ -79,17 +79,7 @@ async function startServer(args: ServerArgs, baselineDir?: string): Promise<Serv
     child,
     url: ready.url,
     ready,
-    async cpuUs() {
-      const answer = next('cpu');
-      child.send({ type: 'cpu' });
-      const { userUs, systemUs } = await answer;
-      return userUs + systemUs;
-    },
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send({ type: 'stop' });
-      await exited;
-    },
+    ...controlOf(child, `${args.mode} server`),
   };
 }
 

@@ -30,7 +30,7 @@ import {
 import { closeRedis, createRedis, fanOutChannelPattern } from '@lattice/redis';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
-import { nextMessage } from '../support/child-messages.ts';
+import { controlOf, nextMessage } from '../support/child-messages.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchResult, type Round, writeReport } from './report.ts';
 
@@ -76,17 +76,7 @@ async function startServer(args: ServerArgs): Promise<Server> {
   return {
     child,
     url: ready.url,
-    async cpuUs() {
-      const answer = next('cpu');
-      child.send({ type: 'cpu' });
-      const { userUs, systemUs } = await answer;
-      return userUs + systemUs;
-    },
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send({ type: 'stop' });
-      await exited;
-    },
+    ...controlOf(child, `bench ${args.role} server`),
   };
 }
 

@@ -23,3 +23,29 @@ export function nextMessage<M extends { type: string }, T extends M['type']>(
     child.once('exit', onExit);
   });
 }
+
+type CpuMessage = { type: 'cpu'; userUs: number; systemUs: number };
+
+export interface BenchServerControl {
+  /** The child's CPU time so far (user + system), in microseconds. */
+  cpuUs(): Promise<number>;
+  /** Asks the child to stop and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** What a bench asks of a server child: its CPU time, and to stop. */
+export function controlOf(child: ChildProcess, label: string): BenchServerControl {
+  return {
+    async cpuUs() {
+      const answer = nextMessage<CpuMessage, 'cpu'>(child, 'cpu', label);
+      child.send({ type: 'cpu' });
+      const { userUs, systemUs } = await answer;
+      return userUs + systemUs;
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+}

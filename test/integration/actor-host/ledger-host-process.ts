@@ -13,6 +13,7 @@ import {
 } from '@lattice/kafka';
 import knex from 'knex';
 import { Registry } from 'prom-client';
+import { reporter, runHost } from '../../support/host-process.ts';
 import { createLedgerKind, LEDGER_SCHEMA, type LedgerCommand } from './ledger-actor.ts';
 
 const env = process.env;
@@ -22,8 +23,7 @@ const logger = createLogger({ name: hostName, level: config.logLevel });
 const db = knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 8 } });
 const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: hostName, logger });
 const producer = await createRecordProducer(kafka);
-const say = (event: Record<string, unknown>) =>
-  process.stdout.write(`${JSON.stringify({ host: hostName, ...event })}\n`);
+const say = reporter(hostName);
 
 const host = createActorHost<LedgerCommand>({
   kafka,
@@ -52,13 +52,7 @@ const host = createActorHost<LedgerCommand>({
   onAssignment: (partitions) => say({ event: 'assigned', partitions }),
 });
 
-process.on('SIGTERM', async () => {
-  await host.stop();
+await runHost(host, say, async () => {
   await producer.disconnect();
   await db.destroy();
-  say({ event: 'stopped' });
-  process.exit(0);
 });
-
-await host.start();
-say({ event: 'started' });

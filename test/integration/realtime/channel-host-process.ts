@@ -18,6 +18,7 @@ import {
 import { createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { Registry } from 'prom-client';
+import { reporter, runHost } from '../../support/host-process.ts';
 
 const env = process.env;
 const config = loadConfig(env);
@@ -27,8 +28,7 @@ const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 16 });
 const redis = createRedis({ url: config.redisUrl, logger, name: hostName });
 const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: hostName, logger });
 const producer = await createRecordProducer(kafka);
-const say = (event: Record<string, unknown>) =>
-  process.stdout.write(`${JSON.stringify({ host: hostName, ...event })}\n`);
+const say = reporter(hostName);
 
 const host = createActorHost<ChannelCommandRecord>({
   kafka,
@@ -51,14 +51,8 @@ const host = createActorHost<ChannelCommandRecord>({
   onAssignment: (partitions) => say({ event: 'assigned', partitions }),
 });
 
-process.on('SIGTERM', async () => {
-  await host.stop();
+await runHost(host, say, async () => {
   await producer.disconnect();
   redis.disconnect();
   await db.destroy();
-  say({ event: 'stopped' });
-  process.exit(0);
 });
-
-await host.start();
-say({ event: 'started' });

@@ -6,8 +6,7 @@ import { type Environment, sha256Hex, systemClock } from '@lattice/core';
 import { PUBLIC_ROUTES, type PublicRoute } from '@lattice/http';
 import { checkPublicKey, createKeySnapshot, createPostgresPublicKeyRepository } from '@lattice/keys';
 import { expect } from 'chai';
-import { type KeyChangeListener, listenForKeyChanges } from '../testing/key-change-listener.ts';
-import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
+import { useManagementWithKeyChanges } from '../testing/key-change-listener.ts';
 import type { mailKeyView, publicKeyView, realtimeKeyView } from './key-views.ts';
 
 type PublicKeyJson = ReturnType<typeof publicKeyView>;
@@ -20,26 +19,16 @@ const route = (toolkit: string, method: string, path: string): PublicRoute =>
   PUBLIC_ROUTES.find((r) => r.toolkit === toolkit && r.method === method && r.path === path)!;
 
 describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', () => {
-  let t: TestManagement;
-  let changes: KeyChangeListener;
-
-  before(async () => {
-    t = await startTestManagement();
-    changes = await listenForKeyChanges(t);
-  });
-  after(async () => {
-    await changes.close();
-    await t.close();
-  });
+  const suite = useManagementWithKeyChanges();
 
   const mailKey = async (token: string, body: unknown) =>
-    (await t.call<MailKeyJson>('POST', '/mail/api-keys', token, body)).json;
+    (await suite.t.call<MailKeyJson>('POST', '/mail/api-keys', token, body)).json;
   const realtimeKey = async (token: string, body?: unknown) =>
-    (await t.call<RealtimeKeyJson>('POST', '/realtime/api-keys', token, body)).json;
+    (await suite.t.call<RealtimeKeyJson>('POST', '/realtime/api-keys', token, body)).json;
   const importKeys = (token: string, toolkit: string) =>
-    t.call<{ data: PublicKeyJson[] }>('POST', IMPORT, token, { toolkit });
+    suite.t.call<{ data: PublicKeyJson[] }>('POST', IMPORT, token, { toolkit });
   const listKeys = async (token: string) =>
-    (await t.call<{ data: PublicKeyJson[] }>('GET', KEYS, token)).json.data;
+    (await suite.t.call<{ data: PublicKeyJson[] }>('GET', KEYS, token)).json.data;
 
   /** Runs the edge's key check against what an environment's edge would load right now. */
   async function edgeCheck(
@@ -48,7 +37,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
     r: PublicRoute,
     environment: Environment = 'production',
   ) {
-    const keys = await createPostgresPublicKeyRepository(t.db).snapshotKeys(
+    const keys = await createPostgresPublicKeyRepository(suite.t.db).snapshotKeys(
       environment,
       new Date(Date.now() - 30_000),
     );
@@ -65,9 +54,9 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   }
 
   it('copies active mail keys with their value, visible part, name and date, scoped to the mail toolkit', async () => {
-    const p = await t.newProduct('import-mail', { verifiedDomain: 'import.example.test' });
+    const p = await suite.t.newProduct('import-mail', { verifiedDomain: 'import.example.test' });
     const domainId = (
-      (await t.db('mail_domains').where({ product_id: p.product_id }).first()) as { id: string }
+      (await suite.t.db('mail_domains').where({ product_id: p.product_id }).first()) as { id: string }
     ).id;
     const billing = await mailKey(p.owner_token, { name: 'billing', scope: 'full_access' });
     const locked = await mailKey(p.owner_token, {
@@ -76,7 +65,9 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
       domain_id: domainId,
     });
     const deleted = await mailKey(p.owner_token, { name: 'deleted', scope: 'full_access' });
-    expect((await t.call('DELETE', `/mail/api-keys/${deleted.id}`, p.owner_token)).status).to.equal(204);
+    expect((await suite.t.call('DELETE', `/mail/api-keys/${deleted.id}`, p.owner_token)).status).to.equal(
+      204,
+    );
     const unrelated = await realtimeKey(p.owner_token, { name: 'rt' });
 
     const r = await importKeys(p.owner_token, 'mail');
@@ -99,7 +90,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
         imported_from: 'mail',
       });
       // Same value: the stored hash is the mail key's own.
-      const [row] = await t.db('public_keys').where({ id: imported.id });
+      const [row] = await suite.t.db('public_keys').where({ id: imported.id });
       expect(row.key_hash).to.equal(sha256Hex(source.key));
       expect(row.created_by).to.equal(null);
     }
@@ -109,9 +100,9 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
     for (const k of listed) expect(k).to.not.have.property('creator');
     expect(JSON.stringify(listed)).to.not.include(unrelated.key.slice(4));
     for (const { key } of [billing, locked, deleted]) {
-      expect(JSON.stringify(await t.db('public_keys').where({ product_id: p.product_id }))).to.not.include(
-        key.slice(4),
-      );
+      expect(
+        JSON.stringify(await suite.t.db('public_keys').where({ product_id: p.product_id })),
+      ).to.not.include(key.slice(4));
     }
 
     // The imported keys open both keyed mail routes, whatever domain lock the source had, and
@@ -127,17 +118,19 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
       'public_key_invalid',
     );
 
-    const note = await changes.waitFor((m) => m.product_id === p.product_id && m.change === 'imported');
+    const note = await suite.changes.waitFor((m) => m.product_id === p.product_id && m.change === 'imported');
     expect(note.environment).to.equal('production');
     expect([...note.key_ids].sort()).to.deep.equal(r.json.data.map((k) => k.id).sort());
   });
 
   it('copies realtime keys scoped to the realtime toolkit, naming unnamed ones, skipping deleted ones', async () => {
-    const p = await t.newProduct('import-rt');
+    const p = await suite.t.newProduct('import-rt');
     const unnamed = await realtimeKey(p.owner_token);
     const named = await realtimeKey(p.owner_token, { name: 'chat' });
     const deleted = await realtimeKey(p.owner_token, { name: 'gone' });
-    expect((await t.call('DELETE', `/realtime/api-keys/${deleted.id}`, p.owner_token)).status).to.equal(204);
+    expect((await suite.t.call('DELETE', `/realtime/api-keys/${deleted.id}`, p.owner_token)).status).to.equal(
+      204,
+    );
     const r = await importKeys(p.owner_token, 'realtime');
     expect(r.status).to.equal(200);
     // Newest first, like every key list.
@@ -167,7 +160,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   });
 
   it('refuses area keys (mail, realtime) with 401 restricted_api_key, importing nothing', async () => {
-    const p = await t.newProduct('import-area');
+    const p = await suite.t.newProduct('import-area');
     const mail = await mailKey(p.owner_token, { name: 'm', scope: 'full_access' });
     const realtime = await realtimeKey(p.owner_token, { name: 'r' });
     for (const [credential, toolkit] of [
@@ -183,7 +176,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   });
 
   it('imports nothing twice; a later import adds only keys created since', async () => {
-    const p = await t.newProduct('import-again');
+    const p = await suite.t.newProduct('import-again');
     await mailKey(p.owner_token, { name: 'first', scope: 'full_access' });
     expect((await importKeys(p.owner_token, 'mail')).json.data).to.have.length(1);
     const again = await importKeys(p.owner_token, 'mail');
@@ -192,7 +185,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
 
     // Even a revoked import is not imported again: revoking stays permanent.
     const [first] = await listKeys(p.owner_token);
-    expect((await t.call('POST', `${KEYS}/${first!.id}/revoke`, p.owner_token)).status).to.equal(200);
+    expect((await suite.t.call('POST', `${KEYS}/${first!.id}/revoke`, p.owner_token)).status).to.equal(200);
     await mailKey(p.owner_token, { name: 'second', scope: 'full_access' });
     const later = await importKeys(p.owner_token, 'mail');
     expect(later.json.data.map((k) => k.name)).to.deep.equal(['second']);
@@ -204,7 +197,7 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   });
 
   it('copies each key once when imports race', async () => {
-    const p = await t.newProduct('import-race');
+    const p = await suite.t.newProduct('import-race');
     for (let i = 0; i < 5; i++) await realtimeKey(p.owner_token, { name: `r${i}` });
     const results = await Promise.all([1, 2, 3, 4].map(() => importKeys(p.owner_token, 'realtime')));
     expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
@@ -213,25 +206,25 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   });
 
   it('keeps two records: revoking the public key leaves the mail key working, and vice versa', async () => {
-    const p = await t.newProduct('import-two');
+    const p = await suite.t.newProduct('import-two');
     const a = await mailKey(p.owner_token, { name: 'a', scope: 'full_access' });
     const b = await mailKey(p.owner_token, { name: 'b', scope: 'full_access' });
     const imported = new Map((await importKeys(p.owner_token, 'mail')).json.data.map((k) => [k.name, k]));
 
     // Revoke a's public copy: the public edge closes for a, the mail API does not.
-    expect((await t.call('POST', `${KEYS}/${imported.get('a')!.id}/revoke`, p.owner_token)).status).to.equal(
-      200,
-    );
-    expect((await t.call('GET', '/mail/api-keys', a.key)).status).to.equal(200);
-    const revokedLongAgo = await createPostgresPublicKeyRepository(t.db).snapshotKeys(
+    expect(
+      (await suite.t.call('POST', `${KEYS}/${imported.get('a')!.id}/revoke`, p.owner_token)).status,
+    ).to.equal(200);
+    expect((await suite.t.call('GET', '/mail/api-keys', a.key)).status).to.equal(200);
+    const revokedLongAgo = await createPostgresPublicKeyRepository(suite.t.db).snapshotKeys(
       'production',
       new Date(),
     );
     expect(revokedLongAgo.map((k) => k.hash)).to.not.include(sha256Hex(a.key));
 
     // Delete b from the mail toolkit: the mail API closes for b, the public edge does not.
-    expect((await t.call('DELETE', `/mail/api-keys/${b.id}`, p.owner_token)).status).to.equal(204);
-    const refused = await t.call('GET', '/mail/api-keys', b.key);
+    expect((await suite.t.call('DELETE', `/mail/api-keys/${b.id}`, p.owner_token)).status).to.equal(204);
+    const refused = await suite.t.call('GET', '/mail/api-keys', b.key);
     expect(refused.status).to.equal(401);
     expect(refused.json.error.code).to.equal('invalid_token');
     expect(await edgeCheck(p.product_id, b.key, route('mail', 'POST', '/emails'))).to.equal('ok');
@@ -243,9 +236,9 @@ describe('importing toolkit keys as public keys (real PostgreSQL and Redis)', ()
   });
 
   it('refuses an unknown toolkit', async () => {
-    const p = await t.newProduct('import-bad');
+    const p = await suite.t.newProduct('import-bad');
     for (const body of [{ toolkit: 'chat' }, {}, { toolkit: 'mail', environment: 'development' }]) {
-      const r = await t.call('POST', IMPORT, p.owner_token, body);
+      const r = await suite.t.call('POST', IMPORT, p.owner_token, body);
       expect(r.status, JSON.stringify(body)).to.equal(400);
       expect(r.json.error.code).to.equal('validation_error');
     }

@@ -4,8 +4,8 @@
 import { ENVIRONMENTS, sha256Hex } from '@lattice/core';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { expect } from 'chai';
-import { type KeyChangeListener, listenForKeyChanges } from '../testing/key-change-listener.ts';
-import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
+import { useManagementWithKeyChanges } from '../testing/key-change-listener.ts';
+import { startTestManagement } from '../testing/test-management.ts';
 import type { publicKeyView } from './key-views.ts';
 
 type PublicKeyJson = ReturnType<typeof publicKeyView>;
@@ -20,25 +20,15 @@ const MAIL_TOOLKIT = { kind: 'toolkit', toolkit: 'mail' } as const;
 const PUBLISH_ROUTE = { kind: 'route', toolkit: 'realtime', method: 'POST', path: '/messages' } as const;
 
 describe('product public keys (management API, real PostgreSQL and Redis)', () => {
-  let t: TestManagement;
-  let changes: KeyChangeListener;
-
-  before(async () => {
-    t = await startTestManagement();
-    changes = await listenForKeyChanges(t);
-  });
-  after(async () => {
-    await changes.close();
-    await t.close();
-  });
+  const suite = useManagementWithKeyChanges();
 
   async function product() {
-    const p = await t.newProduct('pk');
-    const [owner] = await t.db('members').where({ product_id: p.product_id, role: 'owner' });
+    const p = await suite.t.newProduct('pk');
+    const [owner] = await suite.t.db('members').where({ product_id: p.product_id, role: 'owner' });
     return { ...p, ownerId: owner.id as string };
   }
 
-  const create = (token: string, body: unknown) => t.call<CreatedJson>('POST', KEYS, token, body);
+  const create = (token: string, body: unknown) => suite.t.call<CreatedJson>('POST', KEYS, token, body);
 
   describe('create (none → active)', () => {
     it('mints an lpk_ key shown once, and lists it with the listing fields', async () => {
@@ -62,7 +52,7 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       });
       expect(Date.now() - Date.parse(shown.created_at)).to.be.within(0, 60_000);
 
-      const list = await t.call<ListJson>('GET', KEYS, p.owner_token);
+      const list = await suite.t.call<ListJson>('GET', KEYS, p.owner_token);
       expect(list.status).to.equal(200);
       expect(list.json).to.deep.equal({ data: [shown], next_cursor: null });
       // The plaintext never comes back: not in the list, not in any later answer.
@@ -81,7 +71,7 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
     it('stores only the hash and the visible part', async () => {
       const p = await product();
       const { key, id } = (await create(p.owner_token, { name: 'stored', scope: { kind: 'product' } })).json;
-      const rows = await t.db('public_keys').where({ product_id: p.product_id });
+      const rows = await suite.t.db('public_keys').where({ product_id: p.product_id });
       expect(rows).to.have.length(1);
       expect(rows[0].id).to.equal(id);
       expect(rows[0].key_hash).to.equal(sha256Hex(key));
@@ -98,14 +88,14 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       });
       expect(dev.status).to.equal(201);
       expect(dev.json.environment).to.equal('development');
-      const repo = createPostgresPublicKeyRepository(t.db);
+      const repo = createPostgresPublicKeyRepository(suite.t.db);
       const hash = sha256Hex(dev.json.key);
       const epoch = new Date(0);
       expect((await repo.snapshotKeys('development', epoch)).map((k) => k.hash)).to.include(hash);
       expect((await repo.snapshotKeys('production', epoch)).map((k) => k.hash)).to.not.include(hash);
 
-      const prodOnly = await t.call<ListJson>('GET', `${KEYS}?environment=production`, p.owner_token);
-      const devOnly = await t.call<ListJson>('GET', `${KEYS}?environment=development`, p.owner_token);
+      const prodOnly = await suite.t.call<ListJson>('GET', `${KEYS}?environment=production`, p.owner_token);
+      const devOnly = await suite.t.call<ListJson>('GET', `${KEYS}?environment=development`, p.owner_token);
       expect(prodOnly.json.data).to.deep.equal([]);
       expect(devOnly.json.data.map((k) => k.id)).to.deep.equal([dev.json.id]);
     });
@@ -118,12 +108,12 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
         expect(r.json.name).to.equal(name);
       }
       for (const name of ['', '   ', 'n'.repeat(65), '😀'.repeat(65)]) {
-        const r = await t.call('POST', KEYS, p.owner_token, { name, scope: MAIL_TOOLKIT });
+        const r = await suite.t.call('POST', KEYS, p.owner_token, { name, scope: MAIL_TOOLKIT });
         expect(r.status, name).to.equal(400);
         expect(r.json.error.code).to.equal('validation_error');
         expect([...new Set(r.json.error.fields?.map((f) => f.path))]).to.deep.equal(['body.name']);
       }
-      expect((await t.call<ListJson>('GET', KEYS, p.owner_token)).json.data).to.have.length(4);
+      expect((await suite.t.call<ListJson>('GET', KEYS, p.owner_token)).json.data).to.have.length(4);
     });
 
     it('refuses scopes that name no keyed route, with the failing field', async () => {
@@ -138,7 +128,7 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
         [{ kind: 'everything' }, 'body.scope.kind'],
       ];
       for (const [scope, path] of bad) {
-        const r = await t.call('POST', KEYS, p.owner_token, { name: 'x', scope });
+        const r = await suite.t.call('POST', KEYS, p.owner_token, { name: 'x', scope });
         expect(r.status, JSON.stringify(scope)).to.equal(400);
         expect(r.json.error.code).to.equal('validation_error');
         expect(r.json.error.step).to.equal('validation');
@@ -147,7 +137,7 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
           JSON.stringify(scope),
         ).to.include(path);
       }
-      expect((await t.call<ListJson>('GET', KEYS, p.owner_token)).json.data).to.deep.equal([]);
+      expect((await suite.t.call<ListJson>('GET', KEYS, p.owner_token)).json.data).to.deep.equal([]);
     });
   });
 
@@ -156,21 +146,21 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       it(`${environment}: changes the scope of an active key, keeping everything else`, async () => {
         const p = await product();
         const created = (await create(p.owner_token, { name: 'k', scope: MAIL_TOOLKIT, environment })).json;
-        const r = await t.call<PublicKeyJson>('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
+        const r = await suite.t.call<PublicKeyJson>('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
           scope: PUBLISH_ROUTE,
         });
         expect(r.status).to.equal(200);
         const { key: _key, ...before } = created;
         expect(r.json).to.deep.equal({ ...before, scope: PUBLISH_ROUTE, toolkits: ['realtime'] });
         const [snap] = (
-          await createPostgresPublicKeyRepository(t.db).snapshotKeys(environment, new Date(0))
+          await createPostgresPublicKeyRepository(suite.t.db).snapshotKeys(environment, new Date(0))
         ).filter((k) => k.id === created.id);
         expect(snap?.scope).to.deep.equal(PUBLISH_ROUTE);
-        const note = await changes.waitFor(
+        const note = await suite.changes.waitFor(
           (m) => m.product_id === p.product_id && m.change === 'scope_updated',
         );
         expect(note).to.deep.include({
-          channel: `${t.config.redisKeyPrefix}public-keys:changed:${environment}`,
+          channel: `${suite.t.config.redisKeyPrefix}public-keys:changed:${environment}`,
           environment,
           key_ids: [created.id],
         });
@@ -179,34 +169,41 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       it(`${environment}: revokes permanently: a revoked key can be neither revoked again nor re-scoped`, async () => {
         const p = await product();
         const created = (await create(p.owner_token, { name: 'k', scope: MAIL_TOOLKIT, environment })).json;
-        const revoked = await t.call<PublicKeyJson>('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
+        const revoked = await suite.t.call<PublicKeyJson>(
+          'POST',
+          `${KEYS}/${created.id}/revoke`,
+          p.owner_token,
+        );
         expect(revoked.status).to.equal(200);
         expect(revoked.json.status).to.equal('revoked');
         expect(Date.parse(revoked.json.revoked_at!)).to.be.at.least(Date.parse(created.created_at));
         expect(revoked.text).to.not.include(created.key.slice(4));
 
-        const again = await t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
+        const again = await suite.t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
         expect(again.status).to.equal(409);
         expect(again.json.error).to.include({ code: 'public_key_revoked', step: 'state' });
-        const rescope = await t.call('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
+        const rescope = await suite.t.call('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, {
           scope: { kind: 'product' },
         });
         expect(rescope.status).to.equal(409);
         expect(rescope.json.error.code).to.equal('public_key_revoked');
 
-        const list = (await t.call<ListJson>('GET', `${KEYS}?environment=${environment}`, p.owner_token)).json
-          .data;
+        const list = (
+          await suite.t.call<ListJson>('GET', `${KEYS}?environment=${environment}`, p.owner_token)
+        ).json.data;
         expect(list).to.deep.equal([revoked.json]);
         expect(list[0]!.scope).to.deep.equal(MAIL_TOOLKIT);
 
         // The edge's view: the key is served as revoked (for its 403 window), never as active again.
         const snap = (
-          await createPostgresPublicKeyRepository(t.db).snapshotKeys(environment, new Date(0))
+          await createPostgresPublicKeyRepository(suite.t.db).snapshotKeys(environment, new Date(0))
         ).find((k) => k.id === created.id);
         expect(snap?.revokedAtMs).to.be.a('number');
-        const note = await changes.waitFor((m) => m.product_id === p.product_id && m.change === 'revoked');
+        const note = await suite.changes.waitFor(
+          (m) => m.product_id === p.product_id && m.change === 'revoked',
+        );
         expect(note).to.deep.include({
-          channel: `${t.config.redisKeyPrefix}public-keys:changed:${environment}`,
+          channel: `${suite.t.config.redisKeyPrefix}public-keys:changed:${environment}`,
           environment,
           key_ids: [created.id],
         });
@@ -218,26 +215,26 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       const b = await product();
       const bKey = (await create(b.owner_token, { name: 'b', scope: MAIL_TOOLKIT })).json;
       for (const id of ['7d1b3a5e-3f43-4c1e-9a59-3f0d5c4f8e21', bKey.id]) {
-        const rescope = await t.call('PUT', `${KEYS}/${id}/scope`, a.owner_token, {
+        const rescope = await suite.t.call('PUT', `${KEYS}/${id}/scope`, a.owner_token, {
           scope: { kind: 'product' },
         });
-        const revoke = await t.call('POST', `${KEYS}/${id}/revoke`, a.owner_token);
+        const revoke = await suite.t.call('POST', `${KEYS}/${id}/revoke`, a.owner_token);
         for (const r of [rescope, revoke]) {
           expect(r.status).to.equal(404);
           expect(r.json.error).to.include({ code: 'not_found', step: 'lookup' });
         }
       }
-      const bList = (await t.call<ListJson>('GET', KEYS, b.owner_token)).json.data;
+      const bList = (await suite.t.call<ListJson>('GET', KEYS, b.owner_token)).json.data;
       expect(bList.map((k) => [k.status, k.scope])).to.deep.equal([['active', MAIL_TOOLKIT]]);
-      expect((await t.call<ListJson>('GET', KEYS, a.owner_token)).json.data).to.deep.equal([]);
+      expect((await suite.t.call<ListJson>('GET', KEYS, a.owner_token)).json.data).to.deep.equal([]);
     });
   });
 
   describe('roles', () => {
     it('lets owners and admins make every transition, and refuses members with 403 forbidden', async () => {
       const p = await product();
-      const admin = await t.newMember(p.product_id, 'admin');
-      const member = await t.newMember(p.product_id, 'member');
+      const admin = await suite.t.newMember(p.product_id, 'admin');
+      const member = await suite.t.newMember(p.product_id, 'member');
 
       const byAdmin = await create(admin.token, { name: 'admin-made', scope: MAIL_TOOLKIT });
       expect(byAdmin.status).to.equal(201);
@@ -245,12 +242,12 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       const id = byAdmin.json.id;
 
       const refusals = [
-        await t.call('POST', KEYS, member.token, { name: 'nope', scope: MAIL_TOOLKIT }),
-        await t.call('PUT', `${KEYS}/${id}/scope`, member.token, { scope: { kind: 'product' } }),
-        await t.call('POST', `${KEYS}/${id}/revoke`, member.token),
-        await t.call('POST', `${KEYS}/import`, member.token, { toolkit: 'mail' }),
+        await suite.t.call('POST', KEYS, member.token, { name: 'nope', scope: MAIL_TOOLKIT }),
+        await suite.t.call('PUT', `${KEYS}/${id}/scope`, member.token, { scope: { kind: 'product' } }),
+        await suite.t.call('POST', `${KEYS}/${id}/revoke`, member.token),
+        await suite.t.call('POST', `${KEYS}/import`, member.token, { toolkit: 'mail' }),
         // Refused before the body is even looked at.
-        await t.call('POST', KEYS, member.token, { name: '' }),
+        await suite.t.call('POST', KEYS, member.token, { name: '' }),
       ];
       for (const r of refusals) {
         expect(r.status).to.equal(403);
@@ -263,23 +260,24 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
         });
       }
       // Members may read the list; nothing they tried changed it.
-      const seen = await t.call<ListJson>('GET', KEYS, member.token);
+      const seen = await suite.t.call<ListJson>('GET', KEYS, member.token);
       expect(seen.status).to.equal(200);
       expect(seen.json.data.map((k) => [k.name, k.status, k.scope])).to.deep.equal([
         ['admin-made', 'active', MAIL_TOOLKIT],
       ]);
 
       expect(
-        (await t.call('PUT', `${KEYS}/${id}/scope`, admin.token, { scope: { kind: 'product' } })).status,
+        (await suite.t.call('PUT', `${KEYS}/${id}/scope`, admin.token, { scope: { kind: 'product' } }))
+          .status,
       ).to.equal(200);
       expect(
-        (await t.call('PUT', `${KEYS}/${id}/scope`, p.owner_token, { scope: MAIL_TOOLKIT })).status,
+        (await suite.t.call('PUT', `${KEYS}/${id}/scope`, p.owner_token, { scope: MAIL_TOOLKIT })).status,
       ).to.equal(200);
-      expect((await t.call('POST', `${KEYS}/${id}/revoke`, admin.token)).status).to.equal(200);
+      expect((await suite.t.call('POST', `${KEYS}/${id}/revoke`, admin.token)).status).to.equal(200);
       const ownerMade = await create(p.owner_token, { name: 'owner-made', scope: MAIL_TOOLKIT });
-      expect((await t.call('POST', `${KEYS}/${ownerMade.json.id}/revoke`, p.owner_token)).status).to.equal(
-        200,
-      );
+      expect(
+        (await suite.t.call('POST', `${KEYS}/${ownerMade.json.id}/revoke`, p.owner_token)).status,
+      ).to.equal(200);
     });
   });
 
@@ -294,15 +292,15 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
         );
       }
       const newestFirst = [...ids].reverse();
-      const first = await t.call<ListJson>('GET', `${KEYS}?limit=2`, p.owner_token);
+      const first = await suite.t.call<ListJson>('GET', `${KEYS}?limit=2`, p.owner_token);
       expect(first.json.data.map((k) => k.id)).to.deep.equal(newestFirst.slice(0, 2));
-      const second = await t.call<ListJson>(
+      const second = await suite.t.call<ListJson>(
         'GET',
         `${KEYS}?limit=2&cursor=${first.json.next_cursor}`,
         p.owner_token,
       );
       expect(second.json.data.map((k) => k.id)).to.deep.equal(newestFirst.slice(2, 4));
-      const third = await t.call<ListJson>(
+      const third = await suite.t.call<ListJson>(
         'GET',
         `${KEYS}?limit=2&cursor=${second.json.next_cursor}`,
         p.owner_token,
@@ -310,9 +308,13 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       expect(third.json).to.deep.equal({ data: [third.json.data[0]], next_cursor: null });
       expect(third.json.data[0]!.id).to.equal(newestFirst[4]);
 
-      const prod = await t.call<ListJson>('GET', `${KEYS}?environment=production&limit=3`, p.owner_token);
+      const prod = await suite.t.call<ListJson>(
+        'GET',
+        `${KEYS}?environment=production&limit=3`,
+        p.owner_token,
+      );
       expect(prod.json.data.map((k) => k.name)).to.deep.equal(['k4', 'k3', 'k1']);
-      const rest = await t.call<ListJson>(
+      const rest = await suite.t.call<ListJson>(
         'GET',
         `${KEYS}?environment=production&limit=3&cursor=${prod.json.next_cursor}`,
         p.owner_token,
@@ -321,7 +323,7 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
       expect(rest.json.data[0]!.name).to.equal('k0');
 
       for (const query of ['limit=0', 'limit=101', 'cursor=abc', 'environment=staging']) {
-        expect((await t.call('GET', `${KEYS}?${query}`, p.owner_token)).status, query).to.equal(400);
+        expect((await suite.t.call('GET', `${KEYS}?${query}`, p.owner_token)).status, query).to.equal(400);
       }
     });
   });
@@ -330,34 +332,40 @@ describe('product public keys (management API, real PostgreSQL and Redis)', () =
     it('announces create, re-scope and revoke on the channel of the key’s environment', async () => {
       const p = await product();
       const created = (await create(p.owner_token, { name: 'n', scope: MAIL_TOOLKIT })).json;
-      const onCreate = await changes.waitFor((m) => m.key_ids.includes(created.id) && m.change === 'created');
+      const onCreate = await suite.changes.waitFor(
+        (m) => m.key_ids.includes(created.id) && m.change === 'created',
+      );
       expect(onCreate).to.deep.equal({
-        channel: `${t.config.redisKeyPrefix}public-keys:changed:production`,
+        channel: `${suite.t.config.redisKeyPrefix}public-keys:changed:production`,
         product_id: p.product_id,
         environment: 'production',
         key_ids: [created.id],
         change: 'created',
       });
 
-      await t.call('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, { scope: { kind: 'product' } });
-      await changes.waitFor((m) => m.key_ids.includes(created.id) && m.change === 'scope_updated');
-      await t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
-      const onRevoke = await changes.waitFor((m) => m.key_ids.includes(created.id) && m.change === 'revoked');
+      await suite.t.call('PUT', `${KEYS}/${created.id}/scope`, p.owner_token, { scope: { kind: 'product' } });
+      await suite.changes.waitFor((m) => m.key_ids.includes(created.id) && m.change === 'scope_updated');
+      await suite.t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
+      const onRevoke = await suite.changes.waitFor(
+        (m) => m.key_ids.includes(created.id) && m.change === 'revoked',
+      );
       expect(onRevoke.channel).to.equal(onCreate.channel);
 
       const dev = (
         await create(p.owner_token, { name: 'd', scope: MAIL_TOOLKIT, environment: 'development' })
       ).json;
-      const onDev = await changes.waitFor((m) => m.key_ids.includes(dev.id));
-      expect(onDev.channel).to.equal(`${t.config.redisKeyPrefix}public-keys:changed:development`);
+      const onDev = await suite.changes.waitFor((m) => m.key_ids.includes(dev.id));
+      expect(onDev.channel).to.equal(`${suite.t.config.redisKeyPrefix}public-keys:changed:development`);
       expect(onDev.environment).to.equal('development');
 
       // Refused and failed changes announce nothing.
-      await t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
+      await suite.t.call('POST', `${KEYS}/${created.id}/revoke`, p.owner_token);
       await create(p.owner_token, { name: '', scope: MAIL_TOOLKIT });
       const marker = (await create(p.owner_token, { name: 'marker', scope: MAIL_TOOLKIT })).json;
-      await changes.waitFor((m) => m.key_ids.includes(marker.id));
-      const forProduct = changes.received.filter((m) => m.product_id === p.product_id).map((m) => m.change);
+      await suite.changes.waitFor((m) => m.key_ids.includes(marker.id));
+      const forProduct = suite.changes.received
+        .filter((m) => m.product_id === p.product_id)
+        .map((m) => m.change);
       expect(forProduct).to.deep.equal(['created', 'scope_updated', 'revoked', 'created', 'created']);
     });
 

@@ -2,7 +2,7 @@
 // way an edge does, and waits for announcements.
 import { createLogger, type Environment } from '@lattice/core';
 import { closeRedis, createRedis, keyChangesChannel } from '@lattice/redis';
-import type { TestManagement } from './test-management.ts';
+import { startTestManagement, type TestManagement } from './test-management.ts';
 
 export interface KeyChangeMessage {
   channel: string;
@@ -55,5 +55,36 @@ export async function listenForKeyChanges(t: TestManagement): Promise<KeyChangeL
       });
     },
     close: () => closeRedis(subscriber),
+  };
+}
+
+export interface ManagementWithKeyChanges {
+  readonly t: TestManagement;
+  readonly changes: KeyChangeListener;
+}
+
+/**
+ * Registers the hooks of a suite on one test management server whose key change announcements
+ * it listens to: both start before the suite's first test and close after its last.
+ */
+export function useManagementWithKeyChanges(): ManagementWithKeyChanges {
+  let started: ManagementWithKeyChanges | undefined;
+  before(async () => {
+    const t = await startTestManagement();
+    started = { t, changes: await listenForKeyChanges(t) };
+  });
+  after(async () => {
+    await started?.changes.close();
+    await started?.t.close();
+  });
+  return {
+    get t() {
+      if (!started) throw new Error('the test management server runs only inside its suite');
+      return started.t;
+    },
+    get changes() {
+      if (!started) throw new Error('the test management server runs only inside its suite');
+      return started.changes;
+    },
   };
 }
