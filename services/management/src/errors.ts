@@ -3,7 +3,7 @@
 // `validation` (the request is wrong), `lookup` (nothing by that id), `state` (the resource is
 // in a state that forbids the operation).
 import { ApiError, type FieldError } from '@lattice/core';
-import { STEP } from '@lattice/http';
+import { HTTP_ERRORS, STEP } from '@lattice/http';
 
 export const MANAGEMENT_STEP = {
   authorization: 'authorization',
@@ -27,12 +27,8 @@ export function forbidden(roles: readonly string[]): ApiError {
   );
 }
 
-/** Same body as the router's schema validation, for checks JSON Schema cannot express. */
-export function validationError(fields: FieldError[]): ApiError {
-  return new ApiError(400, 'validation_error', MANAGEMENT_STEP.validation, 'Request validation failed', {
-    fields,
-  });
-}
+/** The router's own validation answer (HTTP_ERRORS), for checks JSON Schema cannot express. */
+export const validationError: (fields: FieldError[]) => ApiError = HTTP_ERRORS.validation;
 
 /** Unknown ids and ids of another product read alike. */
 export function notFound(what: string): ApiError {
