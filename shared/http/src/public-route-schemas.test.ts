@@ -116,3 +116,28 @@ describe('publish body schema', () => {
     expect(fields({ channel: ':a', data: 1 })).to.deep.equal(['body.channel']);
   });
 });
+
+describe('failure wording', () => {
+  it('words a malformed channel or subject for people, not as a regular expression', () => {
+    const messages = (schema: string, body: unknown) => {
+      try {
+        checkRequest(routeValidators({ request: { body: schema } }, schemas), {
+          params: {},
+          query: {},
+          body,
+        });
+      } catch (err) {
+        return ((err as ApiError).fields ?? []).map((f) => f.message);
+      }
+      return [];
+    };
+    const channel = messages('realtime-message-publish', { channel: 'room', data: 1 });
+    expect(channel).to.have.length(1);
+    expect(channel[0])
+      .to.match(/^must be namespace:rest/)
+      .and.not.match(/\^|\$/);
+    expect(messages('realtime-token-request', { ...base, subject: 'ext:ann' })).to.deep.equal([
+      'may contain only letters, digits and . _ - (no colon)',
+    ]);
+  });
+});

@@ -5,6 +5,7 @@
 // coerce types; bodies are JSON and are validated as sent.
 import type { FieldError } from '@lattice/core';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvErrors from 'ajv-errors';
 import addFormats from 'ajv-formats';
 import { HTTP_ERRORS } from './http-errors.ts';
 import { type ResponseDef, responseDef } from './route-def.ts';
@@ -35,6 +36,9 @@ function createAjv(schemas: SchemaRegistry, opts: { coerce: boolean; defaults: b
     useDefaults: opts.defaults,
   });
   addFormats(ajv);
+  // `errorMessage` in a schema words a failure for people where ajv's own words would show a
+  // regular expression (channel names, subjects); the same text on every surface.
+  ajvErrors(ajv);
   for (const id of schemas.ids()) ajv.addSchema(schemas.get(id)!);
   return ajv;
 }
