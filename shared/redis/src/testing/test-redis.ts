@@ -2,11 +2,12 @@
 // cleanup of a test's key prefix (each test takes its own: `${uniqueName('label')}:`), and the
 // hooks of a suite working under such prefixes.
 import type { Logger } from '@lattice/core';
-import { uniqueName } from '@lattice/core/testing';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import type { Redis } from 'ioredis';
 import { closeRedis, createRedis } from '../redis-client.ts';
 
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The suite's Redis: REDIS_URL as the test configuration reads it (containers mode sets it). */
+export const TEST_REDIS_URL = testConfig().redisUrl;
 /** Nothing listens on port 1: connections are refused at once. */
 export const CLOSED_REDIS_URL = 'redis://127.0.0.1:1';
 
