@@ -100,9 +100,17 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     kafka,
     realtime,
     async close() {
-      await runtime?.close();
-      await Promise.all([...connections.values()].map((c) => closeRedis(c)));
-      connections.clear();
+      // Every connection is closed even when the realtime services fail to close; a second
+      // close finds nothing left to close.
+      const closing = runtime;
+      runtime = undefined;
+      try {
+        await closing?.close();
+      } finally {
+        const open = [...connections.values()];
+        connections.clear();
+        await Promise.all(open.map((c) => closeRedis(c)));
+      }
     },
   };
 }

@@ -117,35 +117,42 @@ export async function startEdge(settings: EdgeSettings, deps: EdgeDeps): Promise
     });
   }
 
-  await waitAtMost(snapshots.start(), settings.firstLoadWaitMs);
-
-  // Read per command by ioredis, so switching it on here applies from the next command.
-  deps.redis.options.enableAutoPipelining = true;
-  const app = createEdgeApp({
-    environment,
-    snapshots,
-    limiter: createPerIpLimiter({
-      redis: deps.redis,
-      requestsPerMinute: settings.perIpRequestsPerMinute,
-      keyPrefix: settings.redisKeyPrefix,
-      redisTimeoutMs: settings.rateLimitRedisTimeoutMs,
-      logger: log,
-      metrics,
-      clock,
-    }),
-    toolkits: deps.toolkits,
-    logger,
-    trustProxy: settings.trustProxy,
-    revokedGraceMs: settings.snapshotRefreshMs,
-    metrics,
-    clock,
-  });
-
   const stopBackground = async () => {
     snapshots.close();
     unwatch();
     await subscription?.close();
   };
+
+  let app: ReturnType<typeof createEdgeApp>;
+  try {
+    await waitAtMost(snapshots.start(), settings.firstLoadWaitMs);
+
+    // Read per command by ioredis, so switching it on here applies from the next command.
+    deps.redis.options.enableAutoPipelining = true;
+    app = createEdgeApp({
+      environment,
+      snapshots,
+      limiter: createPerIpLimiter({
+        redis: deps.redis,
+        requestsPerMinute: settings.perIpRequestsPerMinute,
+        keyPrefix: settings.redisKeyPrefix,
+        redisTimeoutMs: settings.rateLimitRedisTimeoutMs,
+        logger: log,
+        metrics,
+        clock,
+      }),
+      toolkits: deps.toolkits,
+      logger,
+      trustProxy: settings.trustProxy,
+      revokedGraceMs: settings.snapshotRefreshMs,
+      metrics,
+      clock,
+    });
+  } catch (err) {
+    // A failed start (a handler naming no route, a load that threw) leaves no timer or listener.
+    await stopBackground();
+    throw err;
+  }
 
   const server = app.listen(settings.port, settings.host);
   attachClientErrorHandler(server, log);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { bindPublicRoutes } from './public-handlers.ts';
 import { allowedMethods, matchPublicRoute, PUBLIC_ROUTES } from './public-routes.ts';
 import { loadSchemaRegistry } from './schema-registry.ts';
 
@@ -47,5 +48,34 @@ describe('public route table against schemas/http', () => {
       if (body) expect(route.method, route.operationId).to.equal('POST');
       expect(route.bodyLimitBytes, route.operationId).to.be.a('number').and.above(0);
     }
+  });
+});
+
+describe('binding toolkit handlers', () => {
+  const schemas = loadSchemaRegistry();
+  const ok = () => ({ status: 200 });
+
+  it('refuses at startup a handler that names no route, and a route bound twice', () => {
+    expect(() => bindPublicRoutes([{ public_realtime_nothing: ok }], schemas)).to.throw(
+      /names no public route/,
+    );
+    expect(() =>
+      bindPublicRoutes(
+        [{ public_realtime_message_publish: ok }, { public_realtime_message_publish: ok }],
+        schemas,
+      ),
+    ).to.throw(/has two handlers/);
+  });
+
+  it('answers 501 not_implemented for a route no toolkit serves, before reading anything', async () => {
+    const routes = bindPublicRoutes([{ public_realtime_message_publish: ok }], schemas);
+    const unserved = PUBLIC_ROUTES.find((r) => r.operationId === 'public_mail_email_send')!;
+    let refused: unknown;
+    try {
+      await routes.runnerFor(unserved)({} as Parameters<ReturnType<typeof routes.runnerFor>>[0]);
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).to.include({ status: 501, code: 'not_implemented' });
   });
 });

@@ -3,7 +3,8 @@
 // The body arrives validated against the route's schema (schemas/http realtime-message-publish,
 // by the same compiled validator on both surfaces). In this order, so that refusals cost
 // nothing they should not:
-//   1 the Idempotency-Key header (400 naming it)
+//   1 the Idempotency-Key header (400 naming it; a body that fails its schema is refused before,
+//     so that answer names the body's fields only)
 //   2 the namespace is registered (404)
 //   3 serialized `data` over 262 144 bytes needs payload storage for the product (503, for good)
 //   4 Idempotency-Key: a duplicate answers the first publish's {id, channel} and counts nothing
