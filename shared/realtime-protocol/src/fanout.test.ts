@@ -87,6 +87,10 @@ const golden: Array<[FanOutMessage, string]> = [
     },
     '{"type":"presence","channel":"c:x","action":"update","identity":"ext:bob","connections":2,"info":[1,"x",null]}',
   ],
+  [
+    { type: 'event', channel: 'c:x', from: 'ext:ann', connectionId: 'gw1.c7', dataJson: '{"typing":true}' },
+    '{"type":"event","channel":"c:x","from":"ext:ann","connection":"gw1.c7","data":{"typing":true}}',
+  ],
 ];
 
 const goldenResults: Array<[PresenceResult, string]> = [
@@ -175,6 +179,9 @@ describe('fan-out encoding', () => {
       golden[3]![1].replace(',"info":{"a":1}', ''),
       golden[3]![1].replace('"reason":"expired"', '"reason":1'),
       golden[3]![1].replace('"connections":0', '"connections":-1'),
+      golden[6]![1].replace(',"data":{"typing":true}', ''),
+      golden[6]![1].replace('"from":"ext:ann"', '"from":1'),
+      golden[6]![1].replace('"connection":"gw1.c7",', ''),
     ];
     for (const text of bad) expect(decodeFanOutMessage(text), text).to.equal(null);
   });

@@ -34,6 +34,17 @@ export type FanOutMessage =
       infoJson: string | null;
       /** Why the member left (`expired`, or what the gateway said). */
       reason?: string;
+    }
+  | {
+      /** A client event: published by a gateway, never stored, never given an offset. */
+      type: 'event';
+      channel: string;
+      /** The publisher's `ext:` subject. */
+      from: string;
+      /** The publishing connection, which gateways skip. */
+      connectionId: string;
+      /** The data as the client sent it, compact JSON text. */
+      dataJson: string;
     };
 
 /** Why the channel actor refused a presence command (see PRESENCE_ERROR_REPLY_CODES). */
@@ -64,6 +75,10 @@ export interface PresenceResult {
  * `channel`; inline data is spliced in as the publisher's JSON text, never re-serialized.
  */
 export function encodeFanOutMessage(m: FanOutMessage): string {
+  if (m.type === 'event') {
+    const head = JSON.stringify({ type: 'event', channel: m.channel, from: m.from, connection: m.connectionId });
+    return `${head.slice(0, -1)},"data":${m.dataJson}}`;
+  }
   if (m.type === 'presence') {
     const head = JSON.stringify({
       type: 'presence',
@@ -146,6 +161,12 @@ export function decodeFanOutMessage(text: string): FanOutMessage | null {
     };
     if (v.reason !== undefined) m.reason = v.reason;
     return m;
+  }
+  if (v.type === 'event') {
+    if (!isString(v.from) || !isString(v.connection) || !Object.hasOwn(v, 'data')) return null;
+    const dataJson = jsonText(v.data);
+    if (dataJson === null) return null;
+    return { type: 'event', channel: v.channel, from: v.from, connectionId: v.connection, dataJson };
   }
   if (v.type !== 'publication') return null;
   if (!isString(v.id) || !isCount(v.offset) || !isString(v.epoch) || !isString(v.published_at)) return null;

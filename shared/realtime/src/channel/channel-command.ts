@@ -28,6 +28,8 @@ export interface PresenceEnterBody {
   info_json: string | null;
   ttl_seconds: number;
   gateway_id: string;
+  /** A gateway's refresh of a live connection's entry (version 2 of the record; false before). */
+  keep_alive: boolean;
 }
 
 export interface PresenceUpdateBody {
@@ -78,6 +80,8 @@ export type ChannelCommand =
       infoJson: string | null;
       ttlSeconds: number;
       gatewayId: string;
+      /** Extends the entry's lifetime only; enters as given when the entry is gone. */
+      keepAlive: boolean;
     }
   | { kind: 'presence_update'; commandId: string; connectionId: string; infoJson: string | null }
   | { kind: 'presence_leave'; commandId: string; connectionId: string; reason: string };
@@ -131,6 +135,7 @@ export function toChannelCommand(record: ChannelCommandRecord): ChannelCommand |
       infoJson: enter.info_json,
       ttlSeconds: enter.ttl_seconds,
       gatewayId: enter.gateway_id,
+      keepAlive: enter.keep_alive,
     };
   }
   const update = body['lattice.realtime.PresenceUpdate'] as PresenceUpdateBody | undefined;
@@ -193,6 +198,8 @@ export type PresenceCommandInput =
       infoJson?: string | null;
       ttlSeconds: number;
       gatewayId: string;
+      /** Default false. */
+      keepAlive?: boolean;
     }
   | { action: 'update'; connectionId: string; infoJson: string | null }
   | { action: 'leave'; connectionId: string; reason: string };
@@ -213,6 +220,7 @@ export function presenceCommandRecord(
         info_json: input.infoJson ?? null,
         ttl_seconds: input.ttlSeconds,
         gateway_id: input.gatewayId,
+        keep_alive: input.keepAlive ?? false,
       },
     };
   } else if (input.action === 'update') {

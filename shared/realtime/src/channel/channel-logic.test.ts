@@ -42,6 +42,7 @@ const enter = (connectionId: string, identity: string, over: Partial<ChannelComm
     infoJson: null,
     ttlSeconds: 60,
     gatewayId: 'gw-1',
+    keepAlive: false,
     ...over,
   }) as ChannelCommand;
 const update = (connectionId: string, infoJson: string | null): ChannelCommand => ({
@@ -283,6 +284,20 @@ describe('channel logic: presence', () => {
     const later = decideChannel(first, enter('c1', 'ann'), ctx({ nowMs: 1_030_000 }));
     expect(later.state?.connections.get('c1')?.expiresAtMs).to.equal(1_090_000);
     expect(events(later.effects)).to.deep.equal([]);
+  });
+
+  it("keeps an entry alive without touching its member's info, and re-enters one that is gone", () => {
+    const keepAlive = { keepAlive: true, infoJson: '{"stale":true}' } as Partial<ChannelCommand>;
+    // c2 changed the member's info after c1's gateway last sent it: c1's keep-alive keeps it.
+    const { state } = run([enter('c1', 'ann'), enter('c2', 'ann'), update('c2', '{"fresh":true}')]);
+    const later = decideChannel(state, enter('c1', 'ann', keepAlive), ctx({ nowMs: 1_030_000 }));
+    expect(later.state?.connections.get('c1')).to.include({ expiresAtMs: 1_090_000, infoJson: '{"fresh":true}' });
+    expect(events(later.effects)).to.deep.equal([]);
+    expect(results(later.effects).map((r) => [r.action, r.error])).to.deep.equal([['enter', undefined]]);
+    // After the entry expired, the keep-alive enters it again as given (the connection lives).
+    const gone = decideChannel(state, enter('c3', 'bob', keepAlive), ctx({ nowMs: 1_030_000 }));
+    expect(gone.state?.connections.get('c3')?.infoJson).to.equal('{"stale":true}');
+    expect(events(gone.effects)).to.deep.equal([['join', 'bob', 1]]);
   });
 
   it('drops expired entries before the next command: leave for the last connection, update otherwise', () => {

@@ -234,6 +234,14 @@ function enter(
     refuse(effects, ctx, cmd, 'enter', 'invalid', 'the connection is in the roster as another identity');
     return state;
   }
+  if (existing && cmd.keepAlive) {
+    // A live connection's refresh: only its lifetime moves. Its member's info may have been
+    // changed by another connection since the gateway last sent it, so the info is kept.
+    const roster = new Map(base.connections);
+    roster.set(cmd.connectionId, { ...existing, expiresAtMs: ctx.nowMs + cmd.ttlSeconds * 1000 });
+    accept(effects, ctx, cmd, 'enter');
+    return { ...base, connections: roster };
+  }
   const before = connectionsOf(base.connections, cmd.identity);
   if (before === 0 && memberCount(base.connections) >= PRESENCE_MAX_MEMBERS) {
     refuse(effects, ctx, cmd, 'enter', 'full', `the roster is full (${PRESENCE_MAX_MEMBERS} members)`);
