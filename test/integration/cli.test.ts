@@ -149,7 +149,7 @@ describe('lattice command', function () {
       }
       const misplaced = await run(['start', 'management', '--env', 'production']);
       expect(misplaced.code).to.equal(2);
-      expect(misplaced.stderr).to.match(/--env applies to the edge role only/);
+      expect(misplaced.stderr).to.match(/--env applies to the edge and gateway roles only/);
     });
   });
 

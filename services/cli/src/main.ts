@@ -10,7 +10,7 @@ import { runTopics } from './commands/topics.ts';
 const USAGE = `lattice <command>
 
   start [ROLE] [--env ENV]           start every role (infra included), or one of: ${ROLES.join(', ')}
-                                     (the edge runs one environment: --env production|development)
+                                     (an edge or a gateway runs one environment: --env production|development)
   bootstrap --product NAME [--verified-domain DOMAIN]
                                      create a product, its owner and an owner token; prints JSON
   migrate                            apply database migrations

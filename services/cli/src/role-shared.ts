@@ -4,8 +4,9 @@
 // owner closes it after every role has stopped; the database stays the owner's to close.
 import { join } from 'node:path';
 import type { ActorsShared } from '@lattice/actors';
-import { type Clock, type LatticeConfig, type Logger, systemClock } from '@lattice/core';
+import { type Clock, type LatticeConfig, type Logger, type Scheduler, systemClock } from '@lattice/core';
 import type { EdgeShared } from '@lattice/edge';
+import type { GatewayShared } from '@lattice/gateway';
 import { createKafka } from '@lattice/kafka';
 import type { ManagementShared } from '@lattice/management';
 import {
@@ -30,8 +31,10 @@ export interface RoleSharedOptions {
   logger: Logger;
   registry: Registry;
   db: Db;
-  /** Default: the system clock. */
+  /** Default: the system clock (the scheduler when one is given). */
   clock?: Clock;
+  /** The gateways' timers; default the system's (tests: a ManualScheduler). */
+  scheduler?: Scheduler;
   /** Default: a client of config.kafkaBrokers per name (tests: a Kafka that is not there). */
   kafka?: (name: string) => Kafka;
   /** Default: the local folder `<config.dataDir>/payloads`, for every product. */
@@ -40,7 +43,7 @@ export interface RoleSharedOptions {
   realtime?: Partial<RealtimeHttpSettings>;
 }
 
-export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared {
+export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared, GatewayShared {
   db: Db;
   /** Closes the realtime services and every connection opened through redis(). */
   close(): Promise<void>;
@@ -48,7 +51,7 @@ export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared {
 
 export function createRoleShared(opts: RoleSharedOptions): RoleShared {
   const { config, logger, registry, db } = opts;
-  const clock = opts.clock ?? systemClock;
+  const clock = opts.clock ?? opts.scheduler ?? systemClock;
   const connections = new Map<string, Redis>();
   const clients = new Map<string, Kafka>();
   let runtime: RealtimeHttpRuntime | undefined;
@@ -71,7 +74,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     }
     return client;
   };
-  const realtime = () => {
+  const realtimeRuntime = () => {
     runtime ??= startRealtimeHttpRuntime(
       { ...realtimeHttpSettingsOf(config), ...opts.realtime },
       {
@@ -88,7 +91,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
         clock,
       },
     );
-    return runtime.http;
+    return runtime;
   };
 
   return {
@@ -98,7 +101,9 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     clock,
     redis,
     kafka,
-    realtime,
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    realtime: () => realtimeRuntime().http,
+    channelCommands: () => realtimeRuntime().commands,
     async close() {
       // Every connection is closed even when the realtime services fail to close; a second
       // close finds nothing left to close.

@@ -23,7 +23,12 @@ export interface LatticeConfig {
   edgeMetricsPorts: Record<Environment, number>;
   /** Public edge origin per environment ({public_url}, {public_dev_url}). */
   publicUrls: Record<Environment, string>;
+  /** Where browsers connect, per environment; the gateway listens on this URL's port. */
   gatewayUrls: Record<Environment, string>;
+  /** `/metrics` and `/healthz` of a gateway run alone, per environment. */
+  gatewayMetricsPorts: Record<Environment, number>;
+  /** The WebSocket protocol's limits and timers at the gateway (decisions.md defaults). */
+  gateway: GatewayLimits;
   smtpUrl: string;
   smtpSinkPort: number;
   inboundSmtpPort: number;
@@ -56,6 +61,19 @@ export interface LatticeConfig {
   trustProxy: string;
   /** Where `lattice start` keeps local state (demo product, payload bucket). */
   dataDir: string;
+}
+
+export interface GatewayLimits {
+  /** Browser origins allowed to connect (GATEWAY_ALLOWED_ORIGINS, comma-separated); empty: any. */
+  allowedOrigins: string[];
+  /** A client text frame above this closes the connection with 1009. */
+  maxFrameBytes: number;
+  /** RFC 6455 ping period; a connection that missed two pongs is closed. */
+  pingIntervalMs: number;
+  /** A connection whose unsent data exceeds this is closed with 4200. */
+  sendBufferMaxBytes: number;
+  /** How long a draining gateway waits for its connections to close before it drops them. */
+  drainTimeoutMs: number;
 }
 
 export interface PublishQuotaSettings {
@@ -144,6 +162,20 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     gatewayUrls: {
       production: str(env, 'GATEWAY_URL', `ws://${host}:4003`),
       development: str(env, 'GATEWAY_DEV_URL', `ws://${host}:4004`),
+    },
+    gatewayMetricsPorts: {
+      production: port('GATEWAY_METRICS_PORT', 4008),
+      development: port('GATEWAY_DEV_METRICS_PORT', 4009),
+    },
+    gateway: {
+      allowedOrigins: str(env, 'GATEWAY_ALLOWED_ORIGINS', '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+      maxFrameBytes: int(env, 'GATEWAY_MAX_FRAME_BYTES', 65_536, 1024, 16 * 1024 * 1024),
+      pingIntervalMs: int(env, 'GATEWAY_PING_INTERVAL_MS', 25_000, 100, 3_600_000),
+      sendBufferMaxBytes: int(env, 'GATEWAY_SEND_BUFFER_MAX_BYTES', 1_048_576, 1024, 1024 * 1024 * 1024),
+      drainTimeoutMs: int(env, 'GATEWAY_DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     },
     smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),

@@ -3,7 +3,13 @@ export { backoffDelayMs } from './backoff.ts';
 export type { Clock } from './clock.ts';
 export { sleep, systemClock } from './clock.ts';
 export { forEachConcurrent } from './concurrency.ts';
-export type { ConfigOverrides, Environment, LatticeConfig, PublishQuotaSettings } from './config.ts';
+export type {
+  ConfigOverrides,
+  Environment,
+  GatewayLimits,
+  LatticeConfig,
+  PublishQuotaSettings,
+} from './config.ts';
 export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';
 export type { ErrorBody, FieldError } from './errors.ts';
 export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.ts';

@@ -76,7 +76,12 @@ export interface PresenceResult {
  */
 export function encodeFanOutMessage(m: FanOutMessage): string {
   if (m.type === 'event') {
-    const head = JSON.stringify({ type: 'event', channel: m.channel, from: m.from, connection: m.connectionId });
+    const head = JSON.stringify({
+      type: 'event',
+      channel: m.channel,
+      from: m.from,
+      connection: m.connectionId,
+    });
     return `${head.slice(0, -1)},"data":${m.dataJson}}`;
   }
   if (m.type === 'presence') {

@@ -11,6 +11,7 @@ export { createHistoryPurge } from './history/history-purge.ts';
 export type { HistoryAnswer, HistoryReader, HistoryReadResult } from './history/history-reader.ts';
 export { createHistoryReader } from './history/history-reader.ts';
 // HTTP services shared by the public edge's realtime toolkit and the management API.
+export type { ChannelCommandPublisher } from './http/command-publisher.ts';
 export type { PublishMessageBody } from './http/message-publisher.ts';
 export type { PublishQuota } from './http/publish-quota.ts';
 export { PUBLISH_QUOTA_POLICY_NAME } from './http/publish-quota.ts';
@@ -29,5 +30,7 @@ export type { PresenceReader } from './presence/presence-reader.ts';
 export { createPresenceReader } from './presence/presence-reader.ts';
 export type { PresenceSweep } from './presence/presence-sweep.ts';
 export { createPresenceSweep } from './presence/presence-sweep.ts';
+export type { RealtimeClaims } from './realtime-token.ts';
 export { verifyRealtimeToken } from './realtime-token.ts';
-export type { NamespacePolicy, TokenRequestBody } from './token-request.ts';
+export type { SigningKeyStore } from './signing-key-store.ts';
+export type { ChannelGrant, NamespacePolicy, TokenOp, TokenRequestBody } from './token-request.ts';

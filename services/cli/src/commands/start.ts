@@ -7,6 +7,7 @@
 import { actorsRole, createCatalogTopics } from '@lattice/actors';
 import { ENVIRONMENTS, type Environment, type Role, type RunningRole } from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
+import { gatewayRole } from '@lattice/gateway';
 import { ensureInfra } from '@lattice/infra';
 import { managementRole } from '@lattice/management';
 import { createDb, migrateLatest } from '@lattice/store';
@@ -16,7 +17,10 @@ import { ensureDemoProduct } from '../demo-product.ts';
 import { startMetricsServer } from '../metrics-server.ts';
 import { createRoleShared, type RoleShared } from '../role-shared.ts';
 
-export const ROLES = ['management', 'edge', 'actors'] as const;
+export const ROLES = ['management', 'edge', 'gateway', 'actors'] as const;
+
+/** Roles that run one environment each; alone they take `--env`. */
+const PER_ENVIRONMENT = ['edge', 'gateway'];
 
 type RoleModule = Role<unknown, RoleShared>;
 
@@ -28,7 +32,7 @@ interface Running {
 }
 
 export interface StartOptions {
-  /** `--env`: the edge's environment when the edge runs alone. */
+  /** `--env`: the environment of an edge or a gateway run alone. */
   env?: string | undefined;
 }
 
@@ -39,8 +43,10 @@ function step(message: string): void {
 /** The role modules to run, in start order (stopped in reverse). */
 function rolesOf(role: string | undefined, environments: readonly Environment[]): RoleModule[] {
   const edges = environments.map((environment) => edgeRole(environment));
-  if (role === undefined) return [managementRole, ...edges, actorsRole];
+  const gateways = environments.map((environment) => gatewayRole(environment));
+  if (role === undefined) return [managementRole, ...edges, ...gateways, actorsRole];
   if (role === 'edge') return edges;
+  if (role === 'gateway') return gateways;
   return [role === 'management' ? managementRole : actorsRole];
 }
 
@@ -63,12 +69,13 @@ async function startRoleMetrics(
   };
 }
 
-function edgeEnvironments(role: string | undefined, env: string | undefined): Environment[] | string {
-  if (env !== undefined && role !== 'edge') return '--env applies to the edge role only';
+function roleEnvironments(role: string | undefined, env: string | undefined): Environment[] | string {
+  const perEnvironment = role !== undefined && PER_ENVIRONMENT.includes(role);
+  if (env !== undefined && !perEnvironment) return '--env applies to the edge and gateway roles only';
   if (role === undefined) return [...ENVIRONMENTS];
-  if (role !== 'edge') return [];
+  if (!perEnvironment) return [];
   if (env === undefined || !(ENVIRONMENTS as readonly string[]).includes(env)) {
-    return `the edge runs one environment: --env ${ENVIRONMENTS.join('|')}`;
+    return `the ${role} runs one environment: --env ${ENVIRONMENTS.join('|')}`;
   }
   return [env as Environment];
 }
@@ -88,7 +95,7 @@ export async function runStart(
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  const environments = edgeEnvironments(role, opts.env);
+  const environments = roleEnvironments(role, opts.env);
   if (typeof environments === 'string') {
     console.error(`lattice start: ${environments}`);
     return 2;
@@ -157,6 +164,8 @@ function printBanner(
     `  health, metrics  ${api}/healthz  ${api}/metrics`,
     `  public edge      ${urlOf('edge-production')}  (production)`,
     `  public dev edge  ${urlOf('edge-development')}  (development)`,
+    `  gateway          ${urlOf('gateway-production')}  (production, WebSocket)`,
+    `  dev gateway      ${urlOf('gateway-development')}  (development, WebSocket)`,
     `  Kafka            ${config.kafkaBrokers.join(',')}`,
     `  Redis            ${withoutCredentials(config.redisUrl)}`,
     `  PostgreSQL       ${withoutCredentials(config.databaseUrl)}`,

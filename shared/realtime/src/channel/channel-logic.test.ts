@@ -291,7 +291,10 @@ describe('channel logic: presence', () => {
     // c2 changed the member's info after c1's gateway last sent it: c1's keep-alive keeps it.
     const { state } = run([enter('c1', 'ann'), enter('c2', 'ann'), update('c2', '{"fresh":true}')]);
     const later = decideChannel(state, enter('c1', 'ann', keepAlive), ctx({ nowMs: 1_030_000 }));
-    expect(later.state?.connections.get('c1')).to.include({ expiresAtMs: 1_090_000, infoJson: '{"fresh":true}' });
+    expect(later.state?.connections.get('c1')).to.include({
+      expiresAtMs: 1_090_000,
+      infoJson: '{"fresh":true}',
+    });
     expect(events(later.effects)).to.deep.equal([]);
     expect(results(later.effects).map((r) => [r.action, r.error])).to.deep.equal([['enter', undefined]]);
     // After the entry expired, the keep-alive enters it again as given (the connection lives).

@@ -87,15 +87,18 @@ function checkInput(input: HistoryReadInput): void {
  * Whether a cursor read recovered: the epoch matches (a cursor at offset 0 of the empty-channel
  * epoch saw nothing, so any epoch matches it) and the entries after the offset are all there.
  */
+/** The cursor is of this epoch, or was taken before the channel's first message (offset 0, ""). */
+export function cursorEpochMatches(cursor: HistoryCursor, epoch: string): boolean {
+  return cursor.epoch === epoch || (cursor.offset === 0 && cursor.epoch === EMPTY_CHANNEL_EPOCH);
+}
+
 export function cursorRecovered(
   cursor: HistoryCursor,
   epoch: string,
   topOffset: number,
   servedOffsets: readonly number[],
 ): boolean {
-  const epochMatches =
-    cursor.epoch === epoch || (cursor.offset === 0 && cursor.epoch === EMPTY_CHANNEL_EPOCH);
-  if (!epochMatches || cursor.offset > topOffset) return false;
+  if (!cursorEpochMatches(cursor, epoch) || cursor.offset > topOffset) return false;
   const expected = Math.min(topOffset - cursor.offset, HISTORY_READ_MAX_ENTRIES);
   return servedOffsets.length === expected && servedOffsets.every((o, i) => o === cursor.offset + 1 + i);
 }
@@ -123,7 +126,7 @@ export function createHistoryReader(opts: { db: Knex; policies: NamespacePolicyL
 
       let rows: HistoryRow[] = [];
       const served = windowMs > 0 && state !== undefined;
-      if (served && (!cursor || cursor.epoch === epoch)) {
+      if (served && (!cursor || cursorEpochMatches(cursor, epoch))) {
         // Rows of this epoch up to the top we report, inside the window: a concurrent reset or
         // append between the two queries cannot make the answer disagree with itself.
         let cutoffMs = input.nowMs - windowMs;

@@ -1,0 +1,169 @@
+// A gateway process's one Redis subscriber connection: one SUBSCRIBE per channel that has local
+// subscribers, shared by them and dropped with the last one (DESIGN.md "Scaling"), and one
+// pattern subscription for the presence results of this gateway's connections. Each fan-out text
+// is decoded once and its push frame built once, however many local connections receive it.
+import type { Logger } from '@lattice/core';
+import type { ChannelId } from '@lattice/realtime';
+import {
+  decodeFanOutMessage,
+  decodePresenceResult,
+  type FanOutMessage,
+  type PresenceResult,
+} from '@lattice/realtime-protocol';
+import { fanOutChannel, presenceResultPattern } from '@lattice/redis';
+import type { Redis } from 'ioredis';
+
+/** A fan-out message as local connections receive it. */
+export interface HubMessage {
+  message: FanOutMessage;
+  /** The push frame, built on first use and shared by every receiver. */
+  frame(): Buffer;
+}
+
+export type HubListener = (m: HubMessage) => void;
+
+export interface ChannelHub {
+  /** Adds a listener of the channel; resolves once Redis confirmed the channel's subscription. */
+  join(ref: ChannelId, listener: HubListener): Promise<void>;
+  leave(ref: ChannelId, listener: HubListener): void;
+  /** Redis channels subscribed now. */
+  channels(): number;
+  /** Called after the subscriber connection came back: messages may have been missed meanwhile. */
+  onResync(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export interface ChannelHubOptions {
+  /** A connection of its own: it is put in subscriber mode. */
+  subscriber: Redis;
+  keyPrefix: string;
+  /** Connection ids of this gateway start with it; their presence results arrive here. */
+  connectionIdPrefix: string;
+  onPresenceResult(result: PresenceResult): void;
+  logger: Logger;
+}
+
+const PUBLICATION_HEAD = '{"type":"publication",';
+
+/** The push frame of a fan-out message, reusing the fan-out text where it can. */
+export function pushFrameOf(text: string, m: FanOutMessage): string {
+  if (m.type === 'publication') {
+    // The publication text is the push with another first field: no re-serialization of data.
+    if (text.startsWith(PUBLICATION_HEAD)) return `{"push":"message",${text.slice(PUBLICATION_HEAD.length)}`;
+    const { entry } = m;
+    const head = JSON.stringify({
+      push: 'message',
+      channel: m.channel,
+      id: entry.id,
+      offset: entry.offset,
+      epoch: entry.epoch,
+      ...(entry.name !== null ? { name: entry.name } : {}),
+      published_at: new Date(entry.publishedAtMs).toISOString(),
+      ...(entry.payload.kind === 'ref' ? { ref: entry.payload.ref } : {}),
+    });
+    return entry.payload.kind === 'data' ? `${head.slice(0, -1)},"data":${entry.payload.json}}` : head;
+  }
+  if (m.type === 'event') {
+    const head = JSON.stringify({ push: 'event', channel: m.channel, from: m.from });
+    return `${head.slice(0, -1)},"data":${m.dataJson}}`;
+  }
+  const head = JSON.stringify({
+    push: 'presence',
+    channel: m.channel,
+    action: m.action,
+    member: { identity: m.identity, connections: m.connections },
+  });
+  return `${head.slice(0, -2)},"info":${m.infoJson ?? 'null'}}}`;
+}
+
+export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
+  const { subscriber, keyPrefix } = opts;
+  const log = opts.logger.child({ component: 'gateway-hub' });
+  const listeners = new Map<string, Set<HubListener>>();
+  /** The SUBSCRIBE in flight or done per Redis channel. */
+  const subscribed = new Map<string, Promise<unknown>>();
+  const resyncs: Array<() => void> = [];
+  let readyOnce = false;
+
+  subscriber.on('message', (redisChannel: string, text: string) => {
+    const set = listeners.get(redisChannel);
+    if (!set || set.size === 0) return;
+    const message = decodeFanOutMessage(text);
+    if (message === null) {
+      log.warn({ redisChannel }, 'dropped a fan-out text that is not a fan-out message');
+      return;
+    }
+    let frame: Buffer | undefined;
+    const hubMessage: HubMessage = {
+      message,
+      frame: () => {
+        frame ??= Buffer.from(pushFrameOf(text, message), 'utf8');
+        return frame;
+      },
+    };
+    for (const listener of [...set]) listener(hubMessage);
+  });
+  subscriber.on('pmessage', (_pattern: string, _channel: string, text: string) => {
+    const result = decodePresenceResult(text);
+    if (result) opts.onPresenceResult(result);
+  });
+  subscriber.on('ready', () => {
+    // ioredis subscribes again by itself after a reconnect; what was published meanwhile is
+    // found by the subscriptions reading history after their cursors.
+    if (readyOnce) for (const r of resyncs) r();
+    readyOnce = true;
+  });
+  const presenceResults = subscriber.psubscribe(presenceResultPattern(keyPrefix, opts.connectionIdPrefix));
+  presenceResults.catch((err: unknown) => log.error({ err }, 'presence result subscription failed'));
+
+  return {
+    async join(ref, listener) {
+      const name = fanOutChannel(keyPrefix, ref);
+      let set = listeners.get(name);
+      if (!set) {
+        set = new Set();
+        listeners.set(name, set);
+      }
+      set.add(listener);
+      let pending = subscribed.get(name);
+      if (!pending) {
+        pending = subscriber.subscribe(name);
+        subscribed.set(name, pending);
+        // A failed SUBSCRIBE is forgotten, so the next join tries again.
+        pending.catch(() => {
+          if (subscribed.get(name) === pending) subscribed.delete(name);
+        });
+      }
+      try {
+        await Promise.all([pending, presenceResults]);
+      } catch (err) {
+        this.leave(ref, listener);
+        throw err;
+      }
+    },
+    leave(ref, listener) {
+      const name = fanOutChannel(keyPrefix, ref);
+      const set = listeners.get(name);
+      if (!set?.delete(listener) || set.size > 0) return;
+      listeners.delete(name);
+      subscribed.delete(name);
+      // Redis handles one connection's commands in order: a later SUBSCRIBE of the same channel
+      // lands after this UNSUBSCRIBE.
+      subscriber.unsubscribe(name).catch((err: unknown) => log.warn({ err, name }, 'unsubscribe failed'));
+    },
+    channels: () => listeners.size,
+    onResync(listener) {
+      resyncs.push(listener);
+    },
+    async close() {
+      const names = [...listeners.keys()];
+      listeners.clear();
+      subscribed.clear();
+      // The connection is its owner's to close; it is left with no subscription of this hub.
+      await Promise.allSettled([
+        ...(names.length > 0 ? [subscriber.unsubscribe(...names)] : []),
+        subscriber.punsubscribe(presenceResultPattern(keyPrefix, opts.connectionIdPrefix)),
+      ]);
+    },
+  };
+}

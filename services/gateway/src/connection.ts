@@ -1,0 +1,568 @@
+// One WebSocket connection: authentication, the frames of decisions.md handled one at a time in
+// arrival order, its subscriptions (subscription-logic.ts does the seam and gap decisions), its
+// presence entries kept alive while it lives, and its client-event budget. Everything the
+// connection does to the socket goes through `send` and `closeWith`, which enforce the send
+// buffer bound (4200) and queue close codes behind data already buffered.
+import { ApiError, type Environment, type Logger, type Scheduler, type Timer } from '@lattice/core';
+import type { ChannelId, RealtimeClaims, RealtimeHttp, TokenOp } from '@lattice/realtime';
+import {
+  ACTION_OPS,
+  AUTH_TIMEOUT_MS,
+  type AuthResult,
+  CLOSE_CODES,
+  type ErrorCode,
+  encodeFanOutMessage,
+  errorReply,
+  type HistoryEntry,
+  type ParsedClientFrame,
+  PRESENCE_ERROR_REPLY_CODES,
+  type PresenceResult,
+  parseClientFrame,
+  RECOVER_MAX_BYTES,
+  RECOVER_MAX_ENTRIES,
+  resultReply,
+  type SubscribeResult,
+  utf8ByteLength,
+} from '@lattice/realtime-protocol';
+import type { WebSocket } from 'ws';
+import type { ChannelHub, HubListener } from './channel-hub.ts';
+import { type ClientEventBucket, createClientEventBucket } from './client-event-bucket.ts';
+import type { GatewayMetrics } from './gateway-metrics.ts';
+import { type PresenceCommands, PresenceUnavailableError } from './presence-commands.ts';
+import {
+  onFilled,
+  onLive,
+  onStarted,
+  type SubscriptionAction,
+  type SubscriptionState,
+  startingSubscription,
+} from './subscription-logic.ts';
+import { checkToken } from './token-check.ts';
+
+export interface ConnectionLimits {
+  sendBufferMaxBytes: number;
+  /** How long a close waits for its closing handshake before the socket is dropped. */
+  closeHandshakeMs: number;
+  /** How long the first frame may take. Default AUTH_TIMEOUT_MS. */
+  authTimeoutMs?: number;
+}
+
+export interface ConnectionDeps {
+  id: string;
+  socket: WebSocket;
+  environment: Environment;
+  gatewayId: string;
+  limits: ConnectionLimits;
+  hub: ChannelHub;
+  realtime: RealtimeHttp;
+  presence: PresenceCommands;
+  /** Publishes a client event's fan-out text on the channel's pub/sub channel. */
+  publishEvent(id: ChannelId, text: string): Promise<void>;
+  scheduler: Scheduler;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  onClosed(connection: Connection): void;
+}
+
+/** A live message or a replayed entry: its position and its push frame. */
+interface Item {
+  offset: number;
+  epoch: string;
+  frame(): Buffer;
+}
+
+interface Subscription {
+  ref: ChannelId;
+  state: SubscriptionState<Item>;
+  listener: HubListener;
+}
+
+interface PresenceEntry {
+  infoJson: string | null;
+  ttlSeconds: number;
+  keepAlive: Timer;
+}
+
+/** A refusal answered with an error frame. */
+class FrameError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const entryFrame = (channel: string, entry: HistoryEntry): Item => ({
+  offset: entry.offset,
+  epoch: entry.epoch,
+  frame: () => Buffer.from(JSON.stringify({ push: 'message', channel, ...entry }), 'utf8'),
+});
+
+function errorOfApi(err: ApiError): FrameError {
+  if (err.status === 400) return new FrameError('invalid', err.message);
+  if (err.status === 403 || err.status === 404) return new FrameError('forbidden', err.message);
+  return new FrameError('unavailable', err.message);
+}
+
+export class Connection {
+  private claims: RealtimeClaims | null = null;
+  private grants = new Map<string, ReadonlySet<TokenOp>>();
+  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly presence = new Map<string, PresenceEntry>();
+  private readonly bucket: ClientEventBucket;
+  private queue: Promise<void> = Promise.resolve();
+  private authTimer: Timer | undefined;
+  private expiryTimer: Timer | undefined;
+  private closing = false;
+  /** Closed as a slow consumer: what it is not sent counts as dropped. */
+  private slow = false;
+  /** Consecutive pings without a pong. */
+  missedPongs = 0;
+
+  private readonly deps: ConnectionDeps;
+
+  constructor(deps: ConnectionDeps) {
+    this.deps = deps;
+    const { socket, scheduler } = deps;
+    this.bucket = createClientEventBucket(scheduler.nowMs());
+    this.authTimer = scheduler.setTimeout(
+      () => this.closeWith(CLOSE_CODES.token, 'no auth frame in time'),
+      deps.limits.authTimeoutMs ?? AUTH_TIMEOUT_MS,
+      { unref: true },
+    );
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) {
+        this.closeWith(CLOSE_CODES.unsupportedData, 'binary frames are not supported');
+        return;
+      }
+      const text = data.toString();
+      this.queue = this.queue.then(() => this.handle(text));
+    });
+    socket.on('pong', () => {
+      this.missedPongs = 0;
+    });
+    socket.on('close', (code) => this.closed(code));
+    socket.on('error', (err) => deps.logger.debug({ err, connection: deps.id }, 'socket error'));
+  }
+
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  /** Closes with `code` once the data already buffered is sent (dropped after the handshake time). */
+  closeWith(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    const { socket, scheduler } = this.deps;
+    socket.close(code, reason);
+    scheduler.setTimeout(() => socket.terminate(), this.deps.limits.closeHandshakeMs, { unref: true });
+  }
+
+  /** Drops the socket without a closing handshake (a peer that stopped answering pings). */
+  terminate(): void {
+    this.closing = true;
+    this.deps.socket.terminate();
+  }
+
+  ping(): void {
+    if (this.closing) return;
+    this.missedPongs += 1;
+    this.deps.socket.ping();
+  }
+
+  private send(frame: Buffer | string, kind?: Parameters<GatewayMetrics['push']>[0]): void {
+    const { socket } = this.deps;
+    if (this.closing || socket.readyState !== socket.OPEN) {
+      if (this.slow && kind === 'message') this.deps.metrics.dropped(1);
+      return;
+    }
+    socket.send(frame, { binary: false });
+    if (kind) this.deps.metrics.push(kind);
+    if (socket.bufferedAmount > this.deps.limits.sendBufferMaxBytes) {
+      this.deps.logger.info({ connection: this.deps.id }, 'slow consumer: send buffer over its bound');
+      this.slow = true;
+      this.closeWith(CLOSE_CODES.slowConsumer, 'slow consumer');
+    }
+  }
+
+  private reply(frame: unknown): void {
+    this.send(JSON.stringify(frame));
+  }
+
+  private async handle(text: string): Promise<void> {
+    if (this.closing) return;
+    const parsed = parseClientFrame(text);
+    if (this.claims === null) {
+      await this.authenticate(parsed.ok ? parsed.frame : null);
+      return;
+    }
+    if (!parsed.ok) {
+      this.reply(parsed.reply);
+      return;
+    }
+    const frame = parsed.frame;
+    try {
+      const result = await this.dispatch(frame, parsed.json);
+      this.reply(resultReply(frame.id, result as never));
+      if (frame.action === 'subscribe') this.start(frame.channel);
+    } catch (err) {
+      if (frame.action === 'subscribe') this.dropSubscription(frame.channel);
+      if (err instanceof FrameError) this.reply(errorReply(err.code, err.message, frame.id));
+      else {
+        this.deps.logger.error({ err, connection: this.deps.id, action: frame.action }, 'frame failed');
+        this.reply(errorReply('unavailable', 'the gateway could not serve this right now', frame.id));
+      }
+    }
+  }
+
+  private async authenticate(frame: ParsedClientFrame | null): Promise<void> {
+    if (frame === null || frame.action !== 'auth') {
+      this.deps.metrics.authFailed('no_auth_frame');
+      this.closeWith(CLOSE_CODES.token, 'the first frame must be a valid auth frame');
+      return;
+    }
+    let check: Awaited<ReturnType<typeof checkToken>>;
+    try {
+      check = await checkToken(
+        frame.token,
+        this.deps.environment,
+        this.deps.realtime.signingKeys,
+        this.deps.scheduler.nowMs(),
+      );
+    } catch (err) {
+      this.deps.logger.error({ err }, 'signing keys unreadable; refusing the connection for now');
+      this.closeWith(1013, 'try again later');
+      return;
+    }
+    if ('rejected' in check) {
+      this.deps.metrics.authFailed(check.rejected);
+      this.closeWith(CLOSE_CODES.token, `token refused: ${check.rejected}`);
+      return;
+    }
+    this.deps.scheduler.clearTimer(this.authTimer);
+    this.adopt(check.claims);
+    const result: AuthResult = {
+      client: this.deps.id,
+      subject: check.claims.sub,
+      expires_at: new Date(check.claims.exp * 1000).toISOString(),
+    };
+    this.reply(resultReply(frame.id, result));
+  }
+
+  /** Takes the token's grants and arms the close at its `exp`. */
+  private adopt(claims: RealtimeClaims): void {
+    const { scheduler } = this.deps;
+    this.claims = claims;
+    this.grants = new Map(claims.grants.map((g) => [g.name, new Set(g.ops)]));
+    scheduler.clearTimer(this.expiryTimer);
+    this.expiryTimer = scheduler.setTimeout(
+      () => this.closeWith(CLOSE_CODES.token, 'token expired'),
+      Math.max(0, claims.exp * 1000 - scheduler.nowMs()),
+      { unref: true },
+    );
+  }
+
+  private ref(channel: string): ChannelId {
+    return { productId: this.claims!.pid, environment: this.deps.environment, channel };
+  }
+
+  private allowed(channel: string, op: TokenOp): boolean {
+    return this.grants.get(channel)?.has(op) ?? false;
+  }
+
+  private async dispatch(frame: ParsedClientFrame, json: string | null): Promise<unknown> {
+    const op = ACTION_OPS[frame.action];
+    if (op !== null && 'channel' in frame && !this.allowed(frame.channel, op)) {
+      throw new FrameError('forbidden', `the token does not grant ${op} on ${frame.channel}`);
+    }
+    switch (frame.action) {
+      case 'auth':
+        return this.swap(frame.token);
+      case 'subscribe':
+        return this.subscribe(frame.channel, frame.recover);
+      case 'unsubscribe':
+        this.dropSubscription(frame.channel);
+        return {};
+      case 'publish':
+        return this.publish(frame.channel, json ?? 'null');
+      case 'presence.enter':
+        return this.presenceEnter(frame.channel, json, frame.ttl_seconds);
+      case 'presence.update':
+        return this.presenceUpdate(frame.channel, json);
+      case 'presence.leave':
+        return this.presenceLeave(frame.channel);
+      case 'presence.get':
+        return this.read(() => this.deps.realtime.reads.presence(this.readInput(frame.channel)));
+      case 'presence.stats':
+        return this.read(() => this.deps.realtime.reads.presenceStats(this.readInput(frame.channel)));
+      case 'history': {
+        const { id: _id, action: _action, channel, ...query } = frame;
+        return this.read(() => this.deps.realtime.reads.history({ ...this.readInput(channel), query }));
+      }
+    }
+  }
+
+  private readInput(channel: string) {
+    return { productId: this.claims!.pid, environment: this.deps.environment, channel };
+  }
+
+  private async read<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof ApiError) throw errorOfApi(err);
+      throw err;
+    }
+  }
+
+  private async swap(token: string): Promise<AuthResult> {
+    let check: Awaited<ReturnType<typeof checkToken>>;
+    try {
+      check = await checkToken(
+        token,
+        this.deps.environment,
+        this.deps.realtime.signingKeys,
+        this.deps.scheduler.nowMs(),
+      );
+    } catch {
+      throw new FrameError('unavailable', 'the token cannot be checked right now');
+    }
+    if ('rejected' in check) {
+      this.deps.metrics.authFailed(check.rejected);
+      throw new FrameError('invalid', `token refused: ${check.rejected}`);
+    }
+    const current = this.claims!;
+    if (check.claims.pid !== current.pid || check.claims.sub !== current.sub) {
+      throw new FrameError('forbidden', 'a swapped token must name the same product and subject');
+    }
+    this.adopt(check.claims);
+    for (const channel of [...this.subscriptions.keys()]) {
+      if (this.allowed(channel, 'subscribe')) continue;
+      this.dropSubscription(channel);
+      this.send(JSON.stringify({ push: 'unsubscribed', channel, reason: 'forbidden' }), 'unsubscribed');
+    }
+    for (const channel of [...this.presence.keys()]) {
+      if (!this.allowed(channel, 'presence')) this.leavePresence(channel, 'forbidden');
+    }
+    return {
+      client: this.deps.id,
+      subject: check.claims.sub,
+      expires_at: new Date(check.claims.exp * 1000).toISOString(),
+    };
+  }
+
+  private async subscribe(channel: string, recover: { offset: number; epoch: string } | undefined) {
+    if (this.subscriptions.has(channel)) throw new FrameError('invalid', `already subscribed to ${channel}`);
+    const ref = this.ref(channel);
+    const sub: Subscription = {
+      ref,
+      state: startingSubscription<Item>(),
+      listener: (m) => this.onHubMessage(sub, m),
+    };
+    this.subscriptions.set(channel, sub);
+    try {
+      await this.deps.hub.join(ref, sub.listener);
+    } catch (err) {
+      this.deps.logger.warn({ err, channel }, 'subscription to the fan-out failed');
+      throw new FrameError('unavailable', 'subscriptions are unavailable right now');
+    }
+    // Subscribed to the live stream first, then read: nothing published in between is missed.
+    const query = recover ? { offset: recover.offset, epoch: recover.epoch } : { last_n: 1 };
+    const answer = await this.read(() =>
+      this.deps.realtime.reads.history({ ...this.readInput(channel), query }),
+    );
+    const result: SubscribeResult = {
+      epoch: answer.epoch,
+      offset: answer.top_offset,
+      recovered: true,
+      messages: [],
+    };
+    if (recover) {
+      const entries = answer.data as HistoryEntry[];
+      const sameEpoch = answer.epoch === recover.epoch || (recover.offset === 0 && recover.epoch === '');
+      const missed = sameEpoch ? answer.top_offset - recover.offset : 0;
+      let bytes = 0;
+      for (const e of entries) bytes += utf8ByteLength(JSON.stringify(e));
+      if (missed > RECOVER_MAX_ENTRIES || bytes > RECOVER_MAX_BYTES) {
+        result.recovered = false;
+      } else {
+        result.recovered = answer.recovered;
+        result.messages = entries;
+      }
+    }
+    // Live from the channel's top when the read ran (the replayed entries end there).
+    this.pendingStart.set(channel, { offset: answer.top_offset, epoch: answer.epoch });
+    return result;
+  }
+
+  /** After a subscribe's reply: the live stream flows from the reply's position. */
+  private start(channel: string): void {
+    const sub = this.subscriptions.get(channel);
+    if (!sub) return;
+    const top = this.pendingStart.get(channel);
+    this.pendingStart.delete(channel);
+    if (top) this.perform(sub, onStarted(sub.state, top));
+  }
+
+  private readonly pendingStart = new Map<string, { offset: number; epoch: string }>();
+
+  private onHubMessage(sub: Subscription, m: Parameters<HubListener>[0]): void {
+    if (this.subscriptions.get(sub.ref.channel) !== sub) return;
+    const message = m.message;
+    if (message.type === 'publication') {
+      const { offset, epoch } = message.entry;
+      this.perform(sub, onLive(sub.state, { offset, epoch, frame: m.frame }));
+      return;
+    }
+    // Ephemeral pushes before the subscribe's reply are not the subscription's yet.
+    if (sub.state.phase === 'starting') return;
+    if (message.type === 'event') {
+      if (message.connectionId !== this.deps.id) this.send(m.frame(), 'event');
+    } else if (this.allowed(sub.ref.channel, 'presence')) {
+      this.send(m.frame(), 'presence');
+    }
+  }
+
+  private perform(sub: Subscription, actions: SubscriptionAction<Item>[]): void {
+    for (const action of actions) {
+      if (this.subscriptions.get(sub.ref.channel) !== sub) return;
+      if (action.type === 'push') this.send(action.message.frame(), 'message');
+      else if (action.type === 'fill') void this.fill(sub, action.after);
+      else {
+        this.dropSubscription(sub.ref.channel);
+        this.send(
+          JSON.stringify({ push: 'unsubscribed', channel: sub.ref.channel, reason: 'recover' }),
+          'unsubscribed',
+        );
+      }
+    }
+  }
+
+  private async fill(sub: Subscription, after: { offset: number; epoch: string }): Promise<void> {
+    let answer: { recovered: boolean; entries: Item[] };
+    try {
+      const read = await this.deps.realtime.reads.history({
+        ...this.readInput(sub.ref.channel),
+        query: { offset: after.offset, epoch: after.epoch },
+      });
+      answer = {
+        recovered: read.recovered,
+        entries: (read.data as HistoryEntry[]).map((e) => entryFrame(sub.ref.channel, e)),
+      };
+    } catch (err) {
+      this.deps.logger.warn({ err, channel: sub.ref.channel }, 'a gap could not be read from history');
+      answer = { recovered: false, entries: [] };
+    }
+    this.perform(sub, onFilled(sub.state, answer));
+  }
+
+  private dropSubscription(channel: string): void {
+    const sub = this.subscriptions.get(channel);
+    if (!sub) return;
+    this.subscriptions.delete(channel);
+    this.pendingStart.delete(channel);
+    this.deps.hub.leave(sub.ref, sub.listener);
+  }
+
+  private async publish(channel: string, dataJson: string): Promise<Record<string, never>> {
+    if (!this.bucket.take(this.deps.scheduler.nowMs())) {
+      throw new FrameError('rate_limited', 'client events are limited to 5 per second (burst 10)');
+    }
+    const text = encodeFanOutMessage({
+      type: 'event',
+      channel,
+      from: this.claims!.sub,
+      connectionId: this.deps.id,
+      dataJson,
+    });
+    try {
+      await this.deps.publishEvent(this.ref(channel), text);
+    } catch (err) {
+      this.bucket.refund();
+      this.deps.logger.warn({ err, channel }, 'a client event could not be published');
+      throw new FrameError('unavailable', 'client events are unavailable right now');
+    }
+    return {};
+  }
+
+  private async presenceRequest(channel: string, input: Parameters<PresenceCommands['request']>[1]) {
+    let result: PresenceResult;
+    try {
+      result = await this.deps.presence.request(this.ref(channel), input);
+    } catch (err) {
+      if (err instanceof PresenceUnavailableError) throw new FrameError('unavailable', err.message);
+      throw err;
+    }
+    if (result.error)
+      throw new FrameError(PRESENCE_ERROR_REPLY_CODES[result.error.code], result.error.message);
+  }
+
+  private async presenceEnter(channel: string, infoJson: string | null, ttlSeconds: number) {
+    await this.presenceRequest(channel, {
+      action: 'enter',
+      connectionId: this.deps.id,
+      identity: this.claims!.sub,
+      infoJson,
+      ttlSeconds,
+      gatewayId: this.deps.gatewayId,
+    });
+    if (this.closing) return {};
+    const previous = this.presence.get(channel);
+    if (previous) this.deps.scheduler.clearTimer(previous.keepAlive);
+    // Refreshed well before the lifetime ends; the refresh keeps whatever info the member has.
+    const periodMs = Math.max(250, (ttlSeconds * 1000) / 3);
+    const keepAlive = this.deps.scheduler.setInterval(() => this.keepAlive(channel), periodMs, {
+      unref: true,
+    });
+    this.presence.set(channel, { infoJson, ttlSeconds, keepAlive });
+    return {};
+  }
+
+  private keepAlive(channel: string): void {
+    const entry = this.presence.get(channel);
+    if (!entry || this.closing) return;
+    this.deps.presence.send(this.ref(channel), {
+      action: 'enter',
+      connectionId: this.deps.id,
+      identity: this.claims!.sub,
+      infoJson: entry.infoJson,
+      ttlSeconds: entry.ttlSeconds,
+      gatewayId: this.deps.gatewayId,
+      keepAlive: true,
+    });
+  }
+
+  private async presenceUpdate(channel: string, infoJson: string | null) {
+    await this.presenceRequest(channel, { action: 'update', connectionId: this.deps.id, infoJson });
+    const entry = this.presence.get(channel);
+    if (entry) entry.infoJson = infoJson;
+    return {};
+  }
+
+  private async presenceLeave(channel: string) {
+    const entry = this.presence.get(channel);
+    if (entry) this.deps.scheduler.clearTimer(entry.keepAlive);
+    this.presence.delete(channel);
+    await this.presenceRequest(channel, { action: 'leave', connectionId: this.deps.id, reason: 'client' });
+    return {};
+  }
+
+  private leavePresence(channel: string, reason: string): void {
+    const entry = this.presence.get(channel);
+    if (!entry) return;
+    this.deps.scheduler.clearTimer(entry.keepAlive);
+    this.presence.delete(channel);
+    this.deps.presence.send(this.ref(channel), { action: 'leave', connectionId: this.deps.id, reason });
+  }
+
+  private closed(code: number): void {
+    this.closing = true;
+    const { scheduler } = this.deps;
+    scheduler.clearTimer(this.authTimer);
+    scheduler.clearTimer(this.expiryTimer);
+    for (const channel of [...this.subscriptions.keys()]) this.dropSubscription(channel);
+    for (const channel of [...this.presence.keys()]) this.leavePresence(channel, 'disconnect');
+    this.deps.metrics.closed(code);
+    this.deps.onClosed(this);
+  }
+}

@@ -1,0 +1,71 @@
+// The `gateway` role, one per environment (`lattice start gateway --env production`): the realtime
+// WebSocket gateway on the port of the environment's gateway URL. Its metrics are served on a
+// port of their own when it runs alone (GATEWAY_METRICS_PORT, GATEWAY_DEV_METRICS_PORT).
+import {
+  type Clock,
+  type Environment,
+  type LatticeConfig,
+  type Logger,
+  portOf,
+  type Role,
+  type RoleHealth,
+  type RunningRole,
+  type Scheduler,
+  systemScheduler,
+} from '@lattice/core';
+import type { ChannelCommandPublisher, RealtimeHttp } from '@lattice/realtime';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { type GatewaySettings, type RunningGateway, startGateway } from './server.ts';
+
+/** What a gateway takes from the process that runs it. */
+export interface GatewayShared {
+  logger: Logger;
+  registry: Registry;
+  clock: Clock;
+  /** Timers of the protocol (auth timeout, token expiry, heartbeats); default the system's. */
+  scheduler?: Scheduler;
+  /** The process's connection of this name, opened on first use and closed by its owner. */
+  redis(name: string): Redis;
+  /** The realtime services: signing keys, history and presence reads. */
+  realtime(): RealtimeHttp;
+  /** Where presence commands are produced for the channel actors. */
+  channelCommands(): ChannelCommandPublisher;
+}
+
+export type RunningGatewayRole = RunningGateway & RunningRole & { url: string };
+
+export function gatewaySettingsOf(config: LatticeConfig, environment: Environment): GatewaySettings {
+  return {
+    environment,
+    host: config.host,
+    port: portOf(config.gatewayUrls[environment]),
+    limits: config.gateway,
+    redisKeyPrefix: config.redisKeyPrefix,
+    closeHandshakeMs: 30_000,
+    presenceTimeoutMs: 10_000,
+    authTimeoutMs: 10_000,
+  };
+}
+
+export function gatewayRole(
+  environment: Environment,
+): Role<GatewaySettings, GatewayShared, RunningGatewayRole> {
+  return {
+    name: `gateway-${environment}`,
+    configOf: (config) => gatewaySettingsOf(config, environment),
+    metricsPortOf: (config) => config.gatewayMetricsPorts[environment],
+    async start(settings, shared) {
+      const gateway = await startGateway(settings, {
+        subscriber: shared.redis(`gateway-${environment}-subscriber`),
+        publisher: shared.redis(`gateway-${environment}`),
+        realtime: shared.realtime(),
+        commands: shared.channelCommands(),
+        scheduler: shared.scheduler ?? systemScheduler,
+        logger: shared.logger,
+        registry: shared.registry,
+      });
+      return { ...gateway, health: (): RoleHealth => ({ ok: true }) };
+    },
+  };
+}

@@ -1,0 +1,195 @@
+// The gateway of one environment: an HTTP server whose upgrades become WebSocket connections
+// (any path; no subprotocol; an Origin check only when origins are configured), a heartbeat of
+// RFC 6455 pings, and a drain that sends 4100 to every connection before the process exits.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Environment, GatewayLimits, Logger, Scheduler, Timer } from '@lattice/core';
+import type { ChannelCommandPublisher, RealtimeHttp } from '@lattice/realtime';
+import { CLOSE_CODES } from '@lattice/realtime-protocol';
+import { fanOutChannel } from '@lattice/redis';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { createChannelHub } from './channel-hub.ts';
+import { Connection } from './connection.ts';
+import { gatewayMetrics } from './gateway-metrics.ts';
+import { createPresenceCommands } from './presence-commands.ts';
+
+export interface GatewaySettings {
+  environment: Environment;
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  limits: GatewayLimits;
+  redisKeyPrefix: string;
+  /** A close's handshake wait before the socket is dropped (decisions.md: 30 s). */
+  closeHandshakeMs: number;
+  /** How long a presence command waits for the channel actor's answer. */
+  presenceTimeoutMs: number;
+  /** How long the first frame may take (decisions.md: 10 s). */
+  authTimeoutMs: number;
+}
+
+export interface GatewayDeps {
+  /** A connection of its own, put in subscriber mode. */
+  subscriber: Redis;
+  /** Publishes client events. */
+  publisher: Redis;
+  realtime: RealtimeHttp;
+  commands: ChannelCommandPublisher;
+  scheduler: Scheduler;
+  logger: Logger;
+  registry: Registry;
+}
+
+export interface RunningGateway {
+  /** `ws://host:port` as bound. */
+  url: string;
+  port: number;
+  gatewayId: string;
+  connections(): number;
+  /** Drains: 4100 to every connection, waits for them (bounded), then stops. */
+  close(): Promise<void>;
+}
+
+function refuseUpgrade(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export async function startGateway(settings: GatewaySettings, deps: GatewayDeps): Promise<RunningGateway> {
+  const { limits, environment } = settings;
+  const { scheduler } = deps;
+  const logger = deps.logger.child({ component: 'gateway', environment });
+  const gatewayId = randomBytes(6).toString('hex');
+  const metrics = gatewayMetrics(deps.registry, environment);
+  const connections = new Set<Connection>();
+  let nextConnection = 0;
+  let draining = false;
+
+  const presence = createPresenceCommands({
+    commands: deps.commands,
+    scheduler,
+    logger,
+    timeoutMs: settings.presenceTimeoutMs,
+  });
+  const hub = createChannelHub({
+    subscriber: deps.subscriber,
+    keyPrefix: settings.redisKeyPrefix,
+    connectionIdPrefix: `${gatewayId}.`,
+    onPresenceResult: (r) => presence.resolve(r),
+    logger,
+  });
+  const stopWatching = metrics.watch(() => {
+    let subscriptions = 0;
+    for (const c of connections) subscriptions += c.subscriptionCount;
+    return { connections: connections.size, subscriptions, channels: hub.channels() };
+  });
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    // No subprotocol is spoken: a client asking for one gets none.
+    handleProtocols: () => false,
+  });
+
+  function accept(socket: WebSocket): void {
+    const connection: Connection = new Connection({
+      id: `${gatewayId}.${(nextConnection++).toString(36)}`,
+      socket,
+      environment,
+      gatewayId,
+      limits: {
+        sendBufferMaxBytes: limits.sendBufferMaxBytes,
+        closeHandshakeMs: settings.closeHandshakeMs,
+        authTimeoutMs: settings.authTimeoutMs,
+      },
+      hub,
+      realtime: deps.realtime,
+      presence,
+      publishEvent: async (ref, text) => {
+        await deps.publisher.publish(fanOutChannel(settings.redisKeyPrefix, ref), text);
+      },
+      scheduler,
+      metrics,
+      logger,
+      onClosed: (c) => {
+        connections.delete(c);
+        if (connections.size === 0) for (const waiter of idle.splice(0)) waiter();
+      },
+    });
+    connections.add(connection);
+  }
+  const idle: Array<() => void> = [];
+
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
+    res.end('This is the Lattice realtime gateway: connect with a WebSocket.\n');
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (draining) return refuseUpgrade(socket, '503 Service Unavailable');
+    const origin = req.headers.origin;
+    if (
+      limits.allowedOrigins.length > 0 &&
+      (origin === undefined || !limits.allowedOrigins.includes(origin))
+    ) {
+      return refuseUpgrade(socket, '403 Forbidden');
+    }
+    wss.handleUpgrade(req, socket, head, accept);
+  });
+
+  // Every period each connection is pinged; one that left two pings unanswered is dropped.
+  const heartbeat: Timer = scheduler.setInterval(
+    () => {
+      for (const c of connections) {
+        if (c.missedPongs >= 2) c.terminate();
+        else c.ping();
+      }
+    },
+    limits.pingIntervalMs,
+    { unref: true },
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  logger.info({ port, gatewayId }, 'gateway listening');
+
+  return {
+    url: `ws://${settings.host}:${port}`,
+    port,
+    gatewayId,
+    connections: () => connections.size,
+    async close() {
+      if (draining) return;
+      draining = true;
+      scheduler.clearTimer(heartbeat);
+      const allClosed = new Promise<void>((resolve) => {
+        if (connections.size === 0) resolve();
+        else idle.push(resolve);
+      });
+      for (const c of connections) c.closeWith(CLOSE_CODES.draining, 'draining');
+      let timer: Timer | undefined;
+      const timedOut = new Promise<void>((resolve) => {
+        timer = scheduler.setTimeout(resolve, limits.drainTimeoutMs, { unref: true });
+      });
+      await Promise.race([allClosed, timedOut]);
+      scheduler.clearTimer(timer);
+      for (const c of connections) c.terminate();
+      // The leaves of the closed connections reach the channel actors before the producer stops.
+      await presence.flush();
+      stopWatching();
+      await hub.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      logger.info({ gatewayId }, 'gateway drained and stopped');
+    },
+  };
+}
