@@ -32,6 +32,7 @@ import { type PresenceCommands, PresenceUnavailableError } from './presence-comm
 import {
   onFilled,
   onLive,
+  onResync,
   onStarted,
   type SubscriptionAction,
   type SubscriptionState,
@@ -454,6 +455,11 @@ export class Connection {
       answer = { recovered: false, entries: [] };
     }
     this.perform(sub, onFilled(sub.state, answer));
+  }
+
+  /** The fan-out connection came back: each subscription reads what it may have missed. */
+  resync(): void {
+    for (const sub of [...this.subscriptions.values()]) this.perform(sub, onResync(sub.state));
   }
 
   private dropSubscription(channel: string): void {

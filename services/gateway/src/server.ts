@@ -80,6 +80,9 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     onPresenceResult: (r) => presence.resolve(r),
     logger,
   });
+  hub.onResync(() => {
+    for (const c of connections) c.resync();
+  });
   const stopWatching = metrics.watch(() => {
     let subscriptions = 0;
     for (const c of connections) subscriptions += c.subscriptionCount;

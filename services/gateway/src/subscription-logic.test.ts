@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   onFilled,
   onLive,
+  onResync,
   onStarted,
   type Positioned,
   type SubscriptionAction,
@@ -67,6 +68,27 @@ describe('gateway subscription logic', () => {
     expect(pushed(onFilled(s, { recovered: true, entries: [m(1, 'new'), m(2, 'new')] }))).to.deep.equal([
       1, 2,
     ]);
+  });
+
+  it('recovers rather than reading again when history does not reach the gap (a stale read)', () => {
+    const s = startingSubscription<Positioned>();
+    onStarted(s, m(3));
+    onLive(s, m(6));
+    expect(onFilled(s, { recovered: true, entries: [m(4)] })).to.deep.equal([
+      { type: 'push', message: m(4) },
+      { type: 'recover' },
+    ]);
+  });
+
+  it('reads history after the cursor on a resync, and pushes what was missed', () => {
+    const s = startingSubscription<Positioned>();
+    onStarted(s, m(3));
+    expect(onResync(s)).to.deep.equal([{ type: 'fill', after: { offset: 3, epoch: 'e1' } }]);
+    expect(onResync(s), 'one read at a time').to.deep.equal([]);
+    onLive(s, m(6));
+    expect(pushed(onFilled(s, { recovered: true, entries: [m(4), m(5)] }))).to.deep.equal([4, 5, 6]);
+    // Nothing missed: nothing pushed, live again.
+    expect(pushed(onFilled(s, { recovered: true, entries: [] }))).to.deep.equal([]);
   });
 
   it('stops admitting buffered messages at a recover', () => {

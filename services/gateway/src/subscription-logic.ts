@@ -78,7 +78,25 @@ export function onFilled<M extends Positioned>(
     state.offset = entry.offset;
     actions.push({ type: 'push', message: entry });
   }
+  // History that does not reach the message that showed the gap cannot fill it (a stale read):
+  // reading again would loop, so the client recovers instead.
+  const head = state.buffer[0];
+  if (head && head.epoch === state.epoch && head.offset > state.offset + 1) {
+    state.buffer = [];
+    return [...actions, { type: 'recover' }];
+  }
   return [...actions, ...drain(state)];
+}
+
+/**
+ * The fan-out connection came back after an outage: whatever was published meanwhile is read
+ * from history after the cursor, as for a gap. A subscription still starting or filling reads
+ * history anyway.
+ */
+export function onResync<M extends Positioned>(state: SubscriptionState<M>): SubscriptionAction<M>[] {
+  if (state.phase !== 'live') return [];
+  state.phase = 'filling';
+  return [{ type: 'fill', after: { offset: state.offset, epoch: state.epoch } }];
 }
 
 function drain<M extends Positioned>(state: SubscriptionState<M>): SubscriptionAction<M>[] {

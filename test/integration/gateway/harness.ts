@@ -5,7 +5,13 @@
 // when a test says. Products, namespaces, tokens and publishes go through the realtime services
 // the edges serve (the same code as the HTTP routes).
 import { createRoleShared, type RoleShared } from '@lattice/cli';
-import { type Environment, type GatewayLimits, type Scheduler, sleep } from '@lattice/core';
+import {
+  type Environment,
+  type GatewayLimits,
+  type LatticeConfig,
+  type Scheduler,
+  sleep,
+} from '@lattice/core';
 import { uniqueName } from '@lattice/core/testing';
 import { type GatewaySettings, gatewayRole, type RunningGatewayRole } from '@lattice/gateway';
 import type { NamespacePolicy, RealtimeHttp } from '@lattice/realtime';
@@ -21,6 +27,8 @@ export interface GatewayOptions {
   limits?: Partial<GatewayLimits>;
   settings?: Partial<Omit<GatewaySettings, 'limits'>>;
   registry?: Registry;
+  /** Changes to the deployment's configuration for this gateway's process (a Redis behind a proxy). */
+  config?: Partial<LatticeConfig>;
 }
 
 export interface TestGateway {
@@ -72,7 +80,7 @@ export async function createGatewayBase(label: string): Promise<GatewayBase> {
   async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
     const registry = opts.registry ?? new Registry();
     const shared = createRoleShared({
-      config: base.config,
+      config: { ...base.config, ...opts.config },
       logger: base.logger,
       registry,
       db: base.db,
