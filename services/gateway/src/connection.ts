@@ -115,6 +115,8 @@ export class Connection {
   private authTimer: Timer | undefined;
   private expiryTimer: Timer | undefined;
   private closing = false;
+  /** The close code this side sent, which the metrics count (the peer may never echo it). */
+  private sentCode: number | undefined;
   /** Closed as a slow consumer: what it is not sent counts as dropped. */
   private slow = false;
   /** Consecutive pings without a pong. */
@@ -154,6 +156,7 @@ export class Connection {
   closeWith(code: number, reason: string): void {
     if (this.closing) return;
     this.closing = true;
+    this.sentCode = code;
     const { socket, scheduler } = this.deps;
     socket.close(code, reason);
     scheduler.setTimeout(() => socket.terminate(), this.deps.limits.closeHandshakeMs, { unref: true });
@@ -568,7 +571,7 @@ export class Connection {
     scheduler.clearTimer(this.expiryTimer);
     for (const channel of [...this.subscriptions.keys()]) this.dropSubscription(channel);
     for (const channel of [...this.presence.keys()]) this.leavePresence(channel, 'disconnect');
-    this.deps.metrics.closed(code);
+    this.deps.metrics.closed(this.sentCode ?? code);
     this.deps.onClosed(this);
   }
 }
