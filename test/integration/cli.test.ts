@@ -1,19 +1,17 @@
 // The `lattice` command as a user runs it: bootstrap prints one JSON object and stores only a
 // hash; `lattice start` brings up every role, prints the demo product, serves it, stops cleanly
 // on SIGTERM and finds the same demo product on the next start.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLogger, sha256Hex } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
+import { freePort, run, startPlatform, stopPlatform } from '../support/lattice-process.ts';
+import { TestSocket } from './gateway/ws-client.ts';
 
-const BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
 const config = testConfig();
 
 /** A Kafka admin client of the test broker, connected; the caller disconnects it. */
@@ -26,64 +24,6 @@ async function connectedAdmin() {
   const admin = kafka.admin();
   await admin.connect();
   return admin;
-}
-
-function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', BIN, ...args], {
-    env: { ...process.env, DATABASE_URL: config.databaseUrl, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function run(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = lattice(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, stdout, stderr };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts `lattice start [args]`, resolves with its output once `ready` is printed. */
-async function startPlatform(
-  env: Record<string, string>,
-  args: string[] = [],
-  ready = 'Ctrl-C stops Lattice.',
-): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = lattice(['start', ...args], env);
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`lattice start did not come up:\n${out}`)), 90_000);
-    const check = () => {
-      if (out.includes(ready)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.on('exit', () => reject(new Error(`lattice start exited:\n${out}`)));
-  });
-  return { child, output: () => out };
-}
-
-async function stopPlatform(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  return exited;
 }
 
 describe('lattice command', function () {
@@ -170,6 +110,8 @@ describe('lattice command', function () {
         MANAGEMENT_PORT: String(port),
         PUBLIC_URL: `http://127.0.0.1:${edgePort}`,
         PUBLIC_DEV_URL: `http://127.0.0.1:${devEdgePort}`,
+        GATEWAY_URL: `ws://127.0.0.1:${await freePort()}`,
+        GATEWAY_DEV_URL: `ws://127.0.0.1:${await freePort()}`,
         REDIS_KEY_PREFIX: `${uniqueName('cli')}:`,
         LATTICE_DATA_DIR: mkdtempSync(join(tmpdir(), 'lattice-data-')),
         KAFKA_TOPIC_PREFIX: prefix,
@@ -265,6 +207,35 @@ describe('lattice command', function () {
         entries = (await history()).data;
       }
       expect(entries.map((e) => [e.offset, e.data])).to.deep.equal([[1, { text: 'hello' }]]);
+
+      // A browser's way in: a delegated token from the edge names the gateway, which replays the
+      // channel from a cursor and pushes what is published next.
+      expect(banner).to.match(new RegExp(`gateway\\s+${env.GATEWAY_URL}`));
+      expect(banner).to.match(new RegExp(`dev gateway\\s+${env.GATEWAY_DEV_URL}`));
+      const issued = await fetch(`${env.PUBLIC_URL}/${productId}/realtime/tokens/issue`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ subject: 'cli', channels: [{ name: 'chat:lobby', ops: ['subscribe'] }] }),
+      });
+      expect(issued.status).to.equal(200);
+      const { token: jwt, gatewayUrl } = (await issued.json()) as { token: string; gatewayUrl: string };
+      expect(gatewayUrl).to.equal(env.GATEWAY_URL);
+      const browser = await TestSocket.open(gatewayUrl);
+      browser.send({ id: 1, action: 'auth', token: jwt });
+      expect((await browser.waitFor((f) => f.id === 1)).result).to.include({ subject: 'ext:cli' });
+      browser.send({ id: 2, action: 'subscribe', channel: 'chat:lobby', recover: { offset: 0, epoch: '' } });
+      const subscribed = (await browser.waitFor((f) => f.id === 2)).result as {
+        messages: Array<{ data: unknown }>;
+      };
+      expect(subscribed.messages.map((m) => m.data)).to.deep.equal([{ text: 'hello' }]);
+      await fetch(`${env.PUBLIC_URL}/${productId}/realtime/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ channel: 'chat:lobby', data: { text: 'again' } }),
+      });
+      const pushed = await browser.waitFor((f) => f.push === 'message');
+      expect([pushed.offset, pushed.data]).to.deep.equal([2, { text: 'again' }]);
+      browser.close();
 
       // A development key, and revocations: each reaches its own edge by its change notification,
       // within moments rather than the 30 s period (the revoked key answers 403 for one window).

@@ -1,0 +1,67 @@
+// The `lattice` command run as a child process, as a user runs it: one-shot commands, and
+// `lattice start [ROLE]` waited for until it says it is ready, stopped with SIGTERM.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { testConfig } from '@lattice/core/testing';
+
+const BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
+const config = testConfig();
+
+export function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', BIN, ...args], {
+    env: { ...process.env, DATABASE_URL: config.databaseUrl, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export async function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = lattice(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `lattice start [args]`, resolves with its output once `ready` is printed. */
+export async function startPlatform(
+  env: Record<string, string>,
+  args: string[] = [],
+  ready = 'Ctrl-C stops Lattice.',
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = lattice(['start', ...args], env);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`lattice start did not come up:\n${out}`)), 90_000);
+    const check = () => {
+      if (out.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', () => reject(new Error(`lattice start exited:\n${out}`)));
+  });
+  return { child, output: () => out };
+}
+
+export async function stopPlatform(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
