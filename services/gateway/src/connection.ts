@@ -235,7 +235,7 @@ export class Connection {
       );
     } catch (err) {
       this.deps.logger.error({ err }, 'signing keys unreadable; refusing the connection for now');
-      this.closeWith(1013, 'try again later');
+      this.closeWith(CLOSE_CODES.tryAgainLater, 'try again later');
       return;
     }
     if ('rejected' in check) {

@@ -22,6 +22,8 @@ export const CLOSE_CODES = {
   tooBig: 1009,
   /** A binary frame (RFC 6455 "unsupported data"). */
   unsupportedData: 1003,
+  /** The gateway cannot check tokens right now (its signing keys are unreadable): back off. */
+  tryAgainLater: 1013,
 } as const;
 export type CloseCodeName = keyof typeof CLOSE_CODES;
 export type CloseCode = (typeof CLOSE_CODES)[CloseCodeName];
