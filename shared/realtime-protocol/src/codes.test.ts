@@ -25,6 +25,7 @@ describe('protocol codes', () => {
       slowConsumer: 4200,
       tooBig: 1009,
       unsupportedData: 1003,
+      tryAgainLater: 1013,
     });
     expect(closeCodeName(4200)).to.equal('slowConsumer');
     expect(closeCodeName(1000)).to.equal(null);
