@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full suite: lint and format check, type check, then every unit and integration test in
-# one mocha run against real Kafka, Redis and PostgreSQL (started by the suite when absent).
+# one mocha run against real Kafka, Redis and PostgreSQL (started by the suite when absent) and a
+# real Chromium (installed from Debian when absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node_version=$(node --version)
@@ -12,6 +13,9 @@ echo "== lint and format (biome)"
 biome check --error-on-warnings .
 echo "== type check (tsc, strict)"
 tsc -p tsconfig.json --noEmit
+echo "== browser (Debian chromium for the browser client's tests)"
+CHROMIUM_PATH=$(bash scripts/ensure-chromium.sh)
+export CHROMIUM_PATH
 echo "== tests (mocha: unit + integration)"
 mocha --config .mocharc.json \
   'shared/*/src/**/*.test.ts' 'services/*/src/**/*.test.ts' 'infra/src/**/*.test.ts' 'test/integration/**/*.test.ts' "$@"

@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { createChannelHub } from './channel-hub.ts';
 import { Connection } from './connection.ts';
+import { createGatewayDemo, type GatewayDemoSettings } from './demo.ts';
 import { gatewayMetrics } from './gateway-metrics.ts';
 import { createPresenceCommands } from './presence-commands.ts';
 
@@ -29,6 +30,8 @@ export interface GatewaySettings {
   presenceTimeoutMs: number;
   /** How long the first frame may take (decisions.md: 10 s). */
   authTimeoutMs: number;
+  /** The local demo (`lattice start` only): the chat page and its backend for this product. */
+  demo?: GatewayDemoSettings | null;
 }
 
 export interface GatewayDeps {
@@ -41,6 +44,8 @@ export interface GatewayDeps {
   scheduler: Scheduler;
   logger: Logger;
   registry: Registry;
+  /** The browser client bundle, for the demo page. */
+  bundle?: () => Promise<string>;
 }
 
 export interface RunningGateway {
@@ -127,9 +132,24 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
   }
   const idle: Array<() => void> = [];
 
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
-    res.end('This is the Lattice realtime gateway: connect with a WebSocket.\n');
+  const demo =
+    settings.demo && deps.bundle
+      ? createGatewayDemo(settings.demo, { environment, realtime: deps.realtime, bundle: deps.bundle, logger })
+      : null;
+  const server: Server = createServer((req, res) => {
+    const answered = demo ? demo(req, res) : Promise.resolve(false);
+    answered.then(
+      (done) => {
+        if (done) return;
+        res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
+        res.end('This is the Lattice realtime gateway: connect with a WebSocket.\n');
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'a demo request failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      },
+    );
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (draining) return refuseUpgrade(socket, '503 Service Unavailable');
