@@ -51,7 +51,10 @@ describe('cursor', () => {
     });
 
     it('starts a missing cursor at the message', () => {
-      expect(advanceCursor(null, entry(3))).to.deep.equal({ deliver: true, cursor: { offset: 3, epoch: 'e1' } });
+      expect(advanceCursor(null, entry(3))).to.deep.equal({
+        deliver: true,
+        cursor: { offset: 3, epoch: 'e1' },
+      });
     });
   });
 
@@ -101,7 +104,10 @@ describe('cursor', () => {
     });
 
     it('live pushes after a recovery are deduplicated against the replay', () => {
-      const out = applySubscribeResult({ offset: 2, epoch: 'e1' }, reply({ offset: 4, messages: [entry(3), entry(4)] }));
+      const out = applySubscribeResult(
+        { offset: 2, epoch: 'e1' },
+        reply({ offset: 4, messages: [entry(3), entry(4)] }),
+      );
       expect(advanceCursor(out.cursor, entry(4)).deliver).to.equal(false);
       expect(advanceCursor(out.cursor, entry(5)).deliver).to.equal(true);
     });

@@ -56,3 +56,14 @@ describe('request table', () => {
     expect(t.settle({ id: 2, result: {} })).to.equal('unknown');
   });
 });
+
+describe('request table callbacks', () => {
+  it('settles a tracked request synchronously, before the next frame is handled', () => {
+    const t = new RequestTable();
+    const seen: unknown[] = [];
+    t.track(t.nextId(), { resolve: (r) => seen.push(r), reject: (e) => seen.push(e.message) });
+    t.settle({ id: 1, result: { epoch: 'e' } });
+    seen.push('next frame');
+    expect(seen).to.deep.equal([{ epoch: 'e' }, 'next frame']);
+  });
+});

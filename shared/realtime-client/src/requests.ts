@@ -3,7 +3,7 @@
 // connection or after a timeout can never settle another request.
 import { errorOfFrame } from './errors.ts';
 
-interface Waiter {
+export interface Waiter {
   resolve(result: unknown): void;
   reject(error: Error): void;
 }
@@ -20,9 +20,18 @@ export class RequestTable {
     return this.#lastId;
   }
 
-  /** Waits for the reply to the frame with `id`. */
+  /**
+   * Calls `waiter` when the reply to the frame with `id` comes. Callbacks, not a promise: the
+   * client applies a reply (a subscribe's cursor) before it handles the next frame, which a
+   * promise's later microtask would not guarantee.
+   */
+  track(id: number, waiter: Waiter): void {
+    this.#waiting.set(id, waiter);
+  }
+
+  /** A promise of the reply to the frame with `id`. */
   wait(id: number): Promise<unknown> {
-    return new Promise((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    return new Promise((resolve, reject) => this.track(id, { resolve, reject }));
   }
 
   /** Settles the request a reply answers: its result, or a RealtimeError from its error. */

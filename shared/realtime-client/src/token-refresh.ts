@@ -10,13 +10,23 @@ export const REFRESH_MIN_REMAINING_MS = 1000;
  * margin (or a provider that hands out the same token again) cannot cause a swap loop; an
  * unparseable `expires_at` or a token about to expire gets none.
  */
-export function refreshDelayMs(expiresAt: string, nowMs: number, refreshBeforeExpiryMs: number): number | null {
+export function refreshDelayMs(
+  expiresAt: string,
+  nowMs: number,
+  refreshBeforeExpiryMs: number,
+): number | null {
   const remaining = Date.parse(expiresAt) - nowMs;
   if (!Number.isFinite(remaining) || remaining < REFRESH_MIN_REMAINING_MS) return null;
   return Math.max(remaining - Math.max(refreshBeforeExpiryMs, 0), remaining / 2);
 }
 
 /** Whether a token expiring at `expiresAtMs` is still worth connecting with. */
-export function tokenUsable(expiresAtMs: number | null, nowMs: number, refreshBeforeExpiryMs: number): boolean {
-  return expiresAtMs !== null && expiresAtMs - nowMs > Math.max(refreshBeforeExpiryMs, REFRESH_MIN_REMAINING_MS);
+export function tokenUsable(
+  expiresAtMs: number | null,
+  nowMs: number,
+  refreshBeforeExpiryMs: number,
+): boolean {
+  return (
+    expiresAtMs !== null && expiresAtMs - nowMs > Math.max(refreshBeforeExpiryMs, REFRESH_MIN_REMAINING_MS)
+  );
 }
