@@ -1,41 +1,22 @@
 // The client: one WebSocket at a time, authenticated by its first frame, reconnected by the close
 // code's rule, every subscription resumed from its cursor and every presence entry re-entered.
-// The decisions live in the pure modules (backoff, reconnect-policy, cursor, token-refresh); this
-// file wires them to a socket and timers.
-//
-// Requests made while disconnected wait for the next connection; a request rejects with
-// `unavailable` when no reply came within requestTimeoutMs of the call (waiting included), or
-// when the connection it was sent on ends before the reply: it may or may not have been applied,
-// and only the app knows whether repeating it is safe (a client event is not idempotent).
-import type {
-  AuthResult,
-  ClientFrame,
-  Cursor,
-  EventPush,
-  HistoryResult,
-  HistorySelector,
-  JsonValue,
-  MessagePush,
-  PresenceGetResult,
-  PresencePush,
-  PresenceStatsResult,
-  SubscribeResult,
-} from '@lattice/realtime-protocol';
-import { type Backoff, backoffDelayMs, resolveBackoff } from './backoff.ts';
-import { advanceCursor, applySubscribeResult } from './cursor.ts';
+// The decisions live in the pure modules (backoff, reconnect-policy, cursor, token-refresh); the
+// outbox (ids, deadlines, requests waiting for a connection) and the subscriptions have their own
+// files; this one owns the socket's lifecycle and the token.
+import type { AuthResult, HistoryResult, HistorySelector, JsonValue } from '@lattice/realtime-protocol';
+import { type Backoff, resolveBackoff } from './backoff.ts';
 import { Emitter } from './emitter.ts';
 import { asError, errorOfFrame, RealtimeError } from './errors.ts';
-import { PresenceEntries } from './presence-entries.ts';
+import { type FrameBody, Outbox } from './outbox.ts';
+import { Presence } from './presence.ts';
 import { ABNORMAL_CLOSE_CODE, planReconnect } from './reconnect-policy.ts';
-import { RequestTable } from './requests.ts';
-import { SubscriptionHandle, SubscriptionState } from './subscription.ts';
+import { Subscriptions } from './subscriptions.ts';
 import { refreshDelayMs, tokenUsable } from './token-refresh.ts';
 import type {
   ClientEvents,
   ClientState,
   ConnectOptions,
   PresenceApi,
-  PresenceEnterOptions,
   RealtimeClient,
   SubscribeOptions,
   Subscription,
@@ -49,21 +30,10 @@ export const REQUEST_TIMEOUT_MS_DEFAULT = 10_000;
 /** The code the client closes a socket with when it gives up on it (no auth reply in time). */
 export const CLIENT_GAVE_UP_CLOSE_CODE = 4000;
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-type FrameBody = DistributiveOmit<ClientFrame, 'id'>;
-
 interface Connection {
   ws: WebSocketLike;
   authenticated: boolean;
   authTimer: unknown;
-}
-
-interface Queued {
-  body: FrameBody;
-  deadlineMs: number;
-  timer: unknown;
-  resolve(result: unknown): void;
-  reject(error: Error): void;
 }
 
 /** Opens a client; it connects at once and keeps reconnecting until close(). */
@@ -78,7 +48,6 @@ const defaultTimers: Timers = {
 };
 
 class Client implements RealtimeClient {
-  readonly presence: PresenceApi;
   readonly #url: string;
   readonly #getToken: () => Promise<string>;
   readonly #WebSocket: WebSocketConstructor;
@@ -91,10 +60,9 @@ class Client implements RealtimeClient {
     // An 'error' listener that throws has nowhere left to report to.
     if (event !== 'error') this.#emitter.emit('error', asError(error));
   });
-  readonly #requests = new RequestTable();
-  readonly #subscriptions = new Map<string, SubscriptionState>();
-  readonly #entries = new PresenceEntries();
-  #queue: Queued[] = [];
+  readonly #outbox: Outbox;
+  readonly #subscriptions: Subscriptions;
+  readonly #presence: Presence;
   #state: ClientState = 'connecting';
   #conn: Connection | null = null;
   #token: { value: string; expiresAtMs: number | null } | null = null;
@@ -116,21 +84,21 @@ class Client implements RealtimeClient {
     this.#timers = options.timers ?? defaultTimers;
     this.#random = options.random ?? Math.random;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
-    this.presence = {
-      enter: (channel, opts) => this.#presenceEnter(channel, opts),
-      update: async (channel, info) => {
-        await this.#request({ action: 'presence.update', channel, info });
-        this.#entries.updated(channel, info);
-      },
-      leave: async (channel) => {
-        this.#entries.left(channel);
-        await this.#request({ action: 'presence.leave', channel });
-      },
-      get: (channel) => this.#request({ action: 'presence.get', channel }) as Promise<PresenceGetResult>,
-      stats: (channel) =>
-        this.#request({ action: 'presence.stats', channel }) as Promise<PresenceStatsResult>,
-    };
+    this.#outbox = new Outbox(this.#timers, this.#requestTimeoutMs);
+    this.#subscriptions = new Subscriptions({
+      outbox: this.#outbox,
+      emitter: this.#emitter,
+      timers: this.#timers,
+      backoff: this.#backoff,
+      random: this.#random,
+      requestTimeoutMs: this.#requestTimeoutMs,
+    });
+    this.#presence = new Presence(this.#outbox, this.#emitter);
     void this.#startConnecting(true);
+  }
+
+  get presence(): PresenceApi {
+    return this.#presence;
   }
 
   get state(): ClientState {
@@ -146,32 +114,20 @@ class Client implements RealtimeClient {
   }
 
   async publish(channel: string, data: JsonValue): Promise<void> {
-    await this.#request({ action: 'publish', channel, data });
+    await this.#outbox.request({ action: 'publish', channel, data });
   }
 
   history(channel: string, selector: HistorySelector): Promise<HistoryResult> {
-    return this.#request({ action: 'history', channel, ...selector } as FrameBody) as Promise<HistoryResult>;
+    return this.#outbox.request({
+      action: 'history',
+      channel,
+      ...selector,
+    } as FrameBody) as Promise<HistoryResult>;
   }
 
   subscribe(channel: string, options: SubscribeOptions = {}): Promise<Subscription> {
     if (this.#closed) return Promise.reject(new RealtimeError('unavailable', 'The client is closed'));
-    if (this.#subscriptions.has(channel)) {
-      return Promise.reject(new RealtimeError('invalid', `Already subscribed to ${channel}`));
-    }
-    const sub = new SubscriptionState(channel, options);
-    this.#subscriptions.set(channel, sub);
-    return new Promise<Subscription>((resolve, reject) => {
-      const timer = this.#timers.setTimeout(() => {
-        if (sub.opening === null) return;
-        sub.opening = null;
-        this.#dropSubscription(sub);
-        // A subscribe still in flight may yet succeed on the gateway: undo it (frames are handled in order).
-        if (sub.pendingId !== null) this.#sendUnsubscribe(channel);
-        reject(new RealtimeError('unavailable', `No subscribe reply within ${this.#requestTimeoutMs} ms`));
-      }, this.#requestTimeoutMs);
-      sub.opening = { resolve, reject, timer };
-      if (this.#isConnected()) this.#sendSubscribe(sub);
-    });
+    return this.#subscriptions.subscribe(channel, options);
   }
 
   close(): Promise<void> {
@@ -180,17 +136,9 @@ class Client implements RealtimeClient {
     const gone = new RealtimeError('unavailable', 'The client is closed');
     this.#clearTimer(this.#reconnectTimer);
     this.#clearTimer(this.#refreshTimer);
-    for (const q of this.#queue.splice(0)) {
-      this.#clearTimer(q.timer);
-      q.reject(gone);
-    }
-    for (const sub of [...this.#subscriptions.values()]) {
-      const opening = sub.opening;
-      this.#dropSubscription(sub);
-      opening?.reject(gone);
-    }
-    this.#entries.clear();
-    this.#requests.rejectAll(gone);
+    this.#outbox.close(gone);
+    this.#subscriptions.close(gone);
+    this.#presence.clear();
     const conn = this.#conn;
     this.#conn = null;
     this.#setState('closed');
@@ -230,9 +178,10 @@ class Client implements RealtimeClient {
     );
     ws.onopen = () => {
       if (this.#conn !== conn) return;
-      this.#send(conn, { action: 'auth', token }, this.#requestTimeoutMs, {
+      this.#outbox.sendOn(ws, { action: 'auth', token }, this.#requestTimeoutMs, {
         resolve: (result) => this.#onAuthenticated(conn, token, result as AuthResult),
         reject: (error) => {
+          // Refused: the gateway closes with 4001 next.
           if (this.#conn === conn) this.#emitter.emit('error', error);
         },
       });
@@ -250,9 +199,12 @@ class Client implements RealtimeClient {
 
   /** The token in hand while it is usable and the close did not ask for a fresh one. */
   async #tokenForConnect(freshToken: boolean): Promise<string> {
-    const now = this.#timers.now();
     const held = this.#token;
-    if (!freshToken && held && tokenUsable(held.expiresAtMs, now, this.#refreshBeforeExpiryMs)) {
+    if (
+      !freshToken &&
+      held &&
+      tokenUsable(held.expiresAtMs, this.#timers.now(), this.#refreshBeforeExpiryMs)
+    ) {
       return held.value;
     }
     const value = await this.#withTimeout(this.#getToken(), 'Token provider');
@@ -269,10 +221,11 @@ class Client implements RealtimeClient {
     this.#scheduleRefresh(conn, result.expires_at);
     const previous = this.#state;
     this.#state = 'connected';
-    // What the gateway forgot with the last connection goes first, then what waited for it.
-    for (const sub of this.#subscriptions.values()) this.#sendSubscribe(sub);
-    for (const [channel, entry] of this.#entries.list()) this.#reenter(channel, entry.info, entry.ttlSeconds);
-    for (const q of this.#queue.splice(0)) this.#sendQueued(conn, q);
+    // What the gateway forgot with the last connection goes first, then what waited for this one.
+    this.#outbox.open(conn.ws);
+    this.#subscriptions.resubscribeAll();
+    this.#presence.reenterAll();
+    this.#outbox.flush();
     this.#emitter.emit('state', { state: 'connected', previous });
     this.#emitter.emit('connected', result);
   }
@@ -281,26 +234,23 @@ class Client implements RealtimeClient {
     this.#conn = null;
     this.#clearTimer(conn.authTimer);
     this.#clearTimer(this.#refreshTimer);
-    this.#requests.rejectAll(
-      new RealtimeError('unavailable', `The connection closed (${code}) before the reply`),
-    );
-    for (const sub of this.#subscriptions.values()) {
-      sub.pendingId = null;
-      this.#clearTimer(sub.retryTimer);
-      sub.retryTimer = null;
-    }
+    this.#outbox.connectionEnded(code);
+    this.#subscriptions.connectionEnded();
     this.#afterConnection(code, reason, conn.authenticated);
   }
 
   #afterConnection(code: number, reason: string, authenticated: boolean): void {
     if (this.#closed) return;
-    const now = this.#timers.now();
     const plan = planReconnect(
       {
         code,
         authenticated,
         attempt: this.#attempt,
-        tokenUsable: tokenUsable(this.#token?.expiresAtMs ?? null, now, this.#refreshBeforeExpiryMs),
+        tokenUsable: tokenUsable(
+          this.#token?.expiresAtMs ?? null,
+          this.#timers.now(),
+          this.#refreshBeforeExpiryMs,
+        ),
       },
       this.#backoff,
       this.#random,
@@ -356,6 +306,8 @@ class Client implements RealtimeClient {
     ws.onerror = null;
   }
 
+  // The token
+
   #scheduleRefresh(conn: Connection, expiresAt: string): void {
     this.#clearTimer(this.#refreshTimer);
     this.#refreshTimer = null;
@@ -375,20 +327,23 @@ class Client implements RealtimeClient {
       return;
     }
     if (this.#conn !== conn || !conn.authenticated) return;
-    this.#send(conn, { action: 'auth', token }, this.#requestTimeoutMs, {
-      resolve: (result) => {
-        if (this.#conn !== conn) return;
-        const auth = result as AuthResult;
-        this.#token = { value: token, expiresAtMs: Date.parse(auth.expires_at) };
-        this.#scheduleRefresh(conn, auth.expires_at);
+    this.#outbox.send(
+      { action: 'auth', token },
+      {
+        resolve: (result) => {
+          if (this.#conn !== conn) return;
+          const auth = result as AuthResult;
+          this.#token = { value: token, expiresAtMs: Date.parse(auth.expires_at) };
+          this.#scheduleRefresh(conn, auth.expires_at);
+        },
+        reject: (error) => {
+          if (this.#conn === conn) this.#emitter.emit('error', error);
+        },
       },
-      reject: (error) => {
-        if (this.#conn === conn) this.#emitter.emit('error', error);
-      },
-    });
+    );
   }
 
-  // Frames
+  // Frames, handled strictly in order: a reply's callbacks run before the next frame is read.
 
   #onFrame(data: unknown): void {
     if (typeof data !== 'string') {
@@ -408,235 +363,10 @@ class Client implements RealtimeClient {
       );
       return;
     }
-    if (typeof frame.push === 'string') this.#onPush(frame);
-    else if ('id' in frame) this.#requests.settle(frame);
+    if (typeof frame.push === 'string') this.#subscriptions.onPush(frame);
+    else if ('id' in frame) this.#outbox.settle(frame);
+    // An error frame without id answers a frame the gateway could not parse.
     else if ('error' in frame) this.#emitter.emit('error', errorOfFrame(frame.error));
-  }
-
-  #onPush(frame: Record<string, unknown>): void {
-    const channel = typeof frame.channel === 'string' ? frame.channel : '';
-    // Pushes for a channel the app unsubscribed from locally are dropped: unsubscribe stops delivery at once.
-    const sub = this.#subscriptions.get(channel);
-    if (!sub) return;
-    switch (frame.push) {
-      case 'message':
-        this.#deliver(sub, frame as unknown as MessagePush);
-        return;
-      case 'event':
-        this.#call(() => sub.handlers.onEvent?.(frame as unknown as EventPush));
-        this.#emitter.emit('event', frame as unknown as EventPush);
-        return;
-      case 'presence':
-        this.#call(() => sub.handlers.onPresence?.(frame as unknown as PresencePush));
-        this.#emitter.emit('presence', frame as unknown as PresencePush);
-        return;
-      case 'unsubscribed':
-        if (frame.reason === 'recover') this.#sendSubscribe(sub);
-        else this.#endSubscription(sub, 'forbidden');
-        return;
-    }
-  }
-
-  #deliver(sub: SubscriptionState, message: MessagePush): void {
-    const step = advanceCursor(sub.cursor, message);
-    sub.cursor = step.cursor;
-    if (!step.deliver) return;
-    this.#call(() => sub.handlers.onMessage?.(message));
-    this.#emitter.emit('message', message);
-  }
-
-  /** An app handler that throws must not stop the frame's handling: its error becomes an 'error' event. */
-  #call(handler: () => void): void {
-    try {
-      handler();
-    } catch (error) {
-      this.#emitter.emit('error', asError(error));
-    }
-  }
-
-  // Subscriptions
-
-  #sendSubscribe(sub: SubscriptionState): void {
-    const conn = this.#conn;
-    if (!conn || !this.#isConnected()) return;
-    this.#clearTimer(sub.retryTimer);
-    sub.retryTimer = null;
-    const sent: Cursor | null = sub.cursor ? { offset: sub.cursor.offset, epoch: sub.cursor.epoch } : null;
-    const body: FrameBody = sent
-      ? { action: 'subscribe', channel: sub.channel, recover: sent }
-      : { action: 'subscribe', channel: sub.channel };
-    sub.pendingId = this.#send(conn, body, this.#requestTimeoutMs, {
-      resolve: (result) => this.#onSubscribed(sub, sent, result as SubscribeResult),
-      reject: (error) => this.#onSubscribeRefused(conn, sub, error),
-    });
-  }
-
-  #onSubscribed(sub: SubscriptionState, sent: Cursor | null, result: SubscribeResult): void {
-    if (this.#subscriptions.get(sub.channel) !== sub) return;
-    sub.pendingId = null;
-    sub.retryAttempt = 0;
-    const outcome = applySubscribeResult(sent, result);
-    sub.cursor = outcome.cursor;
-    for (const entry of outcome.deliver) {
-      const message: MessagePush = { push: 'message', channel: sub.channel, ...entry };
-      this.#call(() => sub.handlers.onMessage?.(message));
-      this.#emitter.emit('message', message);
-    }
-    if (outcome.recovered !== null) {
-      this.#emitter.emit('recovery', { channel: sub.channel, recovered: outcome.recovered });
-    }
-    const opening = sub.opening;
-    if (opening) {
-      sub.opening = null;
-      this.#clearTimer(opening.timer);
-      sub.handle = new SubscriptionHandle(sub, result, (s) => this.#unsubscribe(s));
-      opening.resolve(sub.handle);
-    }
-  }
-
-  #onSubscribeRefused(conn: Connection, sub: SubscriptionState, error: Error): void {
-    // The connection ended: the next one resubscribes.
-    if (this.#subscriptions.get(sub.channel) !== sub || this.#conn !== conn) return;
-    sub.pendingId = null;
-    const opening = sub.opening;
-    if (opening) {
-      sub.opening = null;
-      this.#clearTimer(opening.timer);
-      this.#dropSubscription(sub);
-      opening.reject(error);
-      return;
-    }
-    const code = error instanceof RealtimeError ? error.code : 'unavailable';
-    if (code === 'forbidden' || code === 'invalid') {
-      this.#emitter.emit('error', error);
-      this.#endSubscription(sub, code);
-      return;
-    }
-    // unavailable or rate_limited: retry with backoff. A timed-out subscribe may still land, so undo it first.
-    if (!(error instanceof RealtimeError) || !error.fromGateway) this.#sendUnsubscribe(sub.channel);
-    const delay = backoffDelayMs(this.#backoff, sub.retryAttempt, this.#random);
-    sub.retryAttempt += 1;
-    sub.retryTimer = this.#timers.setTimeout(() => {
-      sub.retryTimer = null;
-      if (this.#subscriptions.get(sub.channel) === sub && sub.pendingId === null) this.#sendSubscribe(sub);
-    }, delay);
-  }
-
-  #endSubscription(sub: SubscriptionState, reason: 'forbidden' | 'invalid'): void {
-    this.#dropSubscription(sub);
-    this.#emitter.emit('unsubscribed', { push: 'unsubscribed', channel: sub.channel, reason });
-  }
-
-  #dropSubscription(sub: SubscriptionState): void {
-    if (this.#subscriptions.get(sub.channel) === sub) this.#subscriptions.delete(sub.channel);
-    sub.active = false;
-    this.#clearTimer(sub.retryTimer);
-    sub.retryTimer = null;
-    if (sub.opening) this.#clearTimer(sub.opening.timer);
-  }
-
-  async #unsubscribe(sub: SubscriptionState): Promise<void> {
-    if (this.#subscriptions.get(sub.channel) !== sub) return;
-    this.#dropSubscription(sub);
-    // The local subscription is gone either way; a connection that ends takes the gateway's with it.
-    if (this.#isConnected())
-      await this.#request({ action: 'unsubscribe', channel: sub.channel }).catch(() => {});
-  }
-
-  #sendUnsubscribe(channel: string): void {
-    const conn = this.#conn;
-    if (conn && this.#isConnected()) {
-      this.#send(conn, { action: 'unsubscribe', channel }, this.#requestTimeoutMs, {
-        resolve: () => {},
-        reject: () => {},
-      });
-    }
-  }
-
-  // Presence
-
-  async #presenceEnter(channel: string, options: PresenceEnterOptions = {}): Promise<void> {
-    const version = this.#entries.begin(channel);
-    await this.#request(enterFrame(channel, options.info, options.ttlSeconds));
-    this.#entries.entered(channel, version, { info: options.info, ttlSeconds: options.ttlSeconds });
-  }
-
-  #reenter(channel: string, info: JsonValue | undefined, ttlSeconds: number | undefined): void {
-    const conn = this.#conn;
-    if (!conn) return;
-    this.#send(conn, enterFrame(channel, info, ttlSeconds), this.#requestTimeoutMs, {
-      resolve: () => {},
-      reject: (error) => {
-        if (this.#conn !== conn) return;
-        if (error instanceof RealtimeError && error.code === 'forbidden') this.#entries.left(channel);
-        this.#emitter.emit('error', error);
-      },
-    });
-  }
-
-  // Requests
-
-  #isConnected(): boolean {
-    return this.#state === 'connected' && this.#conn !== null && this.#conn.authenticated;
-  }
-
-  /** An app request: sent now when connected, else queued for the next connection. */
-  #request(body: FrameBody): Promise<unknown> {
-    if (this.#closed) return Promise.reject(new RealtimeError('unavailable', 'The client is closed'));
-    return new Promise((resolve, reject) => {
-      const conn = this.#conn;
-      if (conn && this.#isConnected()) {
-        this.#send(conn, body, this.#requestTimeoutMs, { resolve, reject });
-        return;
-      }
-      const queued: Queued = {
-        body,
-        deadlineMs: this.#timers.now() + this.#requestTimeoutMs,
-        timer: null,
-        resolve,
-        reject,
-      };
-      queued.timer = this.#timers.setTimeout(() => {
-        this.#queue = this.#queue.filter((q) => q !== queued);
-        reject(new RealtimeError('unavailable', `Not connected within ${this.#requestTimeoutMs} ms`));
-      }, this.#requestTimeoutMs);
-      this.#queue.push(queued);
-    });
-  }
-
-  #sendQueued(conn: Connection, q: Queued): void {
-    this.#clearTimer(q.timer);
-    const left = Math.max(q.deadlineMs - this.#timers.now(), 0);
-    this.#send(conn, q.body, left, { resolve: q.resolve, reject: q.reject });
-  }
-
-  /** Sends a frame with the next id; the waiter gets its reply, or `unavailable` after timeoutMs. */
-  #send(
-    conn: Connection,
-    body: FrameBody,
-    timeoutMs: number,
-    waiter: { resolve(result: unknown): void; reject(error: Error): void },
-  ): number {
-    const id = this.#requests.nextId();
-    const timer = this.#timers.setTimeout(() => {
-      this.#requests.reject(id, new RealtimeError('unavailable', `No reply within ${timeoutMs} ms`));
-    }, timeoutMs);
-    this.#requests.track(id, {
-      resolve: (result) => {
-        this.#clearTimer(timer);
-        waiter.resolve(result);
-      },
-      reject: (error) => {
-        this.#clearTimer(timer);
-        waiter.reject(error);
-      },
-    });
-    try {
-      conn.ws.send(JSON.stringify({ id, ...body }));
-    } catch (error) {
-      this.#requests.reject(id, new RealtimeError('unavailable', `Send failed: ${asError(error).message}`));
-    }
-    return id;
   }
 
   // Helpers
@@ -670,13 +400,4 @@ class Client implements RealtimeClient {
       );
     });
   }
-}
-
-function enterFrame(channel: string, info: JsonValue | undefined, ttlSeconds: number | undefined): FrameBody {
-  return {
-    action: 'presence.enter',
-    channel,
-    ...(info === undefined ? {} : { info }),
-    ...(ttlSeconds === undefined ? {} : { ttl_seconds: ttlSeconds }),
-  };
 }
