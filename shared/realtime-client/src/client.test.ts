@@ -559,6 +559,50 @@ describe('realtime client connection flow', () => {
     await h.client.close();
   });
 
+  it('a resubscribe refused with unavailable is retried with backoff; with forbidden the subscription ends', async () => {
+    const h = await harness();
+    await h.authenticate();
+    const a = await subscribed(h, 'chat:a', 'e1', 2);
+    const b = await subscribed(h, 'chat:b', 'e1', 5);
+    h.ws().serverClose(4100);
+    await settle();
+    await h.authenticate();
+    const [ra, rb] = h.ws().frames().slice(1);
+    h.ws().receive({ id: ra?.id, error: { code: 'unavailable', message: 'fan-out down' } });
+    h.ws().receive({ id: rb?.id, error: { code: 'forbidden', message: 'not granted any more' } });
+    expect(b.active).to.equal(false);
+    expect(named(h, 'unsubscribed')).to.deep.equal([
+      { push: 'unsubscribed', channel: 'chat:b', reason: 'forbidden' },
+    ]);
+    expect(a.active).to.equal(true);
+    const sentBefore = h.ws().sent.length;
+    await h.timers.advance(249);
+    expect(h.ws().sent.length).to.equal(sentBefore);
+    await h.timers.advance(1);
+    expect(h.ws().lastFrame()).to.deep.include({
+      action: 'subscribe',
+      channel: 'chat:a',
+      recover: { offset: 2, epoch: 'e1' },
+    });
+    await h.client.close();
+  });
+
+  it('a subscribe made while disconnected goes out after the auth, or rejects after requestTimeoutMs', async () => {
+    const h = await harness({ requestTimeoutMs: 4000 });
+    const early = h.client.subscribe('chat:a');
+    await h.authenticate();
+    const frame = h.ws().lastFrame();
+    expect(frame).to.deep.equal({ id: frame.id, action: 'subscribe', channel: 'chat:a' });
+    h.ws().receive({ id: frame.id, result: { epoch: 'e1', offset: 3, recovered: true, messages: [] } });
+    expect((await early).cursor).to.deep.equal({ offset: 3, epoch: 'e1' });
+
+    h.ws().serverClose(1011);
+    const late = h.client.subscribe('chat:b').catch((e: RealtimeError) => e.code);
+    await h.timers.advance(4000);
+    expect(await late).to.equal('unavailable');
+    await h.client.close();
+  });
+
   it('refuses a second subscribe to the same channel', async () => {
     const h = await harness();
     await h.authenticate();
