@@ -4,6 +4,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256Hex } from '@lattice/core';
+import { createPostgresNamespaceRepository } from '@lattice/realtime';
 import { bootstrapProduct, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
 
 export interface DemoProduct {
@@ -27,7 +28,10 @@ export async function ensureDemoProduct(
     const token = await createPostgresMemberTokenRepository(db).findActiveByHash(
       sha256Hex(saved.owner_token),
     );
-    if (token) return { demo: saved, created: false };
+    if (token) {
+      await ensureDemoNamespace(db, saved.product_id);
+      return { demo: saved, created: false };
+    }
   }
   const result = await bootstrapProduct(db, { name: 'Demo', verifiedDomain: DEMO_DOMAIN });
   const demo = {
@@ -38,5 +42,18 @@ export async function ensureDemoProduct(
   await mkdir(dataDir, { recursive: true });
   await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   await chmod(file, 0o600); // mode applies only when writeFile creates the file
+  await ensureDemoNamespace(db, demo.product_id);
   return { demo, created: true };
+}
+
+/** The namespace of the demo chat (`demo:lobby`): presence, client events, a day of history. */
+async function ensureDemoNamespace(db: Db, productId: string): Promise<void> {
+  const namespaces = createPostgresNamespaceRepository(db);
+  if (await namespaces.get(productId, 'demo')) return;
+  await namespaces.put(productId, 'demo', {
+    presence: true,
+    clientEvents: true,
+    historyWindowSeconds: 86_400,
+    archiveDays: 0,
+  });
 }

@@ -16,6 +16,7 @@ import {
 import type { ChannelCommandPublisher, RealtimeHttp } from '@lattice/realtime';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
+import type { GatewayDemoSettings } from './demo.ts';
 import { type GatewaySettings, type RunningGateway, startGateway } from './server.ts';
 
 /** What a gateway takes from the process that runs it. */
@@ -48,12 +49,24 @@ export function gatewaySettingsOf(config: LatticeConfig, environment: Environmen
   };
 }
 
+/** The browser client's bundle, built on the demo page's first request (esbuild, ~50 ms). */
+async function browserBundle(): Promise<string> {
+  const { buildBrowserBundle } = await import('@lattice/realtime-client/build');
+  return buildBrowserBundle();
+}
+
+export interface GatewayRoleOptions {
+  /** Serve the local demo for this product (`lattice start` only; never on a deployed gateway). */
+  demo?: GatewayDemoSettings;
+}
+
 export function gatewayRole(
   environment: Environment,
+  options: GatewayRoleOptions = {},
 ): Role<GatewaySettings, GatewayShared, RunningGatewayRole> {
   return {
     name: `gateway-${environment}`,
-    configOf: (config) => gatewaySettingsOf(config, environment),
+    configOf: (config) => ({ ...gatewaySettingsOf(config, environment), demo: options.demo ?? null }),
     metricsPortOf: (config) => config.gatewayMetricsPorts[environment],
     async start(settings, shared) {
       const gateway = await startGateway(settings, {
@@ -64,6 +77,7 @@ export function gatewayRole(
         scheduler: shared.scheduler ?? systemScheduler,
         logger: shared.logger,
         registry: shared.registry,
+        bundle: browserBundle,
       });
       return { ...gateway, health: (): RoleHealth => ({ ok: true }) };
     },

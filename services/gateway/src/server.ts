@@ -134,7 +134,12 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
 
   const demo =
     settings.demo && deps.bundle
-      ? createGatewayDemo(settings.demo, { environment, realtime: deps.realtime, bundle: deps.bundle, logger })
+      ? createGatewayDemo(settings.demo, {
+          environment,
+          realtime: deps.realtime,
+          bundle: deps.bundle,
+          logger,
+        })
       : null;
   const server: Server = createServer((req, res) => {
     const answered = demo ? demo(req, res) : Promise.resolve(false);

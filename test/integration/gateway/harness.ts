@@ -32,6 +32,8 @@ export interface GatewayOptions {
 }
 
 export interface TestGateway {
+  /** The options it was started with, its port included: start it again where it was. */
+  settings: GatewayOptions;
   gateway: RunningGatewayRole;
   url: string;
   shared: RoleShared;
@@ -95,6 +97,7 @@ export async function createGatewayBase(label: string): Promise<GatewayBase> {
     );
     let closed = false;
     const running: TestGateway = {
+      settings: { ...opts, settings: { ...opts.settings, port: gateway.port } },
       gateway,
       url: gateway.url,
       shared,

@@ -41,9 +41,19 @@ function step(message: string): void {
 }
 
 /** The role modules to run, in start order (stopped in reverse). */
-function rolesOf(role: string | undefined, environments: readonly Environment[]): RoleModule[] {
+function rolesOf(
+  role: string | undefined,
+  environments: readonly Environment[],
+  demoProductId: string | null,
+): RoleModule[] {
   const edges = environments.map((environment) => edgeRole(environment));
-  const gateways = environments.map((environment) => gatewayRole(environment));
+  // The local demo chats on the production gateway of `lattice start`'s demo product.
+  const gateways = environments.map((environment) =>
+    gatewayRole(
+      environment,
+      demoProductId && environment === 'production' ? { demo: { productId: demoProductId } } : {},
+    ),
+  );
   if (role === undefined) return [managementRole, ...edges, ...gateways, actorsRole];
   if (role === 'edge') return edges;
   if (role === 'gateway') return gateways;
@@ -119,17 +129,18 @@ export async function runStart(
       step(`created ${created.length} topic(s) with ${config.kafkaPartitions} partitions`);
   }
 
+  // The demo product exists before the roles start: the production gateway serves its demo.
+  const demoProduct = role === undefined ? await ensureDemoProduct(db, config.dataDir) : null;
   const running: Running[] = [];
   const started: Array<{ module: RoleModule; role: RunningRole }> = [];
-  for (const module of rolesOf(role, environments)) {
+  for (const module of rolesOf(role, environments, demoProduct?.demo.product_id ?? null)) {
     const r = await module.start(module.configOf(config), shared);
     started.push({ module, role: r });
     running.push({ name: module.name, url: r.url, stop: () => r.close() });
   }
 
-  if (role === undefined) {
-    const { demo, created } = await ensureDemoProduct(db, config.dataDir);
-    printBanner(ctx, running, demo, created);
+  if (demoProduct) {
+    printBanner(ctx, running, demoProduct.demo, demoProduct.created);
   } else {
     const [alone] = started;
     const port = alone?.module.metricsPortOf?.(config);
@@ -166,6 +177,7 @@ function printBanner(
     `  public dev edge  ${urlOf('edge-development')}  (development)`,
     `  gateway          ${urlOf('gateway-production')}  (production, WebSocket)`,
     `  dev gateway      ${urlOf('gateway-development')}  (development, WebSocket)`,
+    `  realtime demo    ${urlOf('gateway-production').replace(/^ws/, 'http')}/demo  (open it in two tabs)`,
     `  Kafka            ${config.kafkaBrokers.join(',')}`,
     `  Redis            ${withoutCredentials(config.redisUrl)}`,
     `  PostgreSQL       ${withoutCredentials(config.databaseUrl)}`,
