@@ -148,6 +148,37 @@ describe('gateway: authentication, subscriptions and frames', function () {
     for (const s of [b, c, d, e]) s.close();
   });
 
+  it('replays 1 000 missed messages in a recovering subscribe, and none when 1 001 were missed', async () => {
+    const token = await product.token('ann', [{ name: 'chat:many', ops: ALL_OPS }]);
+    const publishAll = async (from: number, to: number) => {
+      for (let n = from; n <= to; n += 50) {
+        await Promise.all(
+          Array.from({ length: Math.min(50, to - n + 1) }, (_, i) => product.publish('chat:many', n + i)),
+        );
+      }
+    };
+    await publishAll(1, 1000);
+    const { epoch } = await product.applied('chat:many', 1000);
+    const { socket } = await TestSocket.authed(gw.url, token);
+    const all = (
+      await socket.request({ action: 'subscribe', channel: 'chat:many', recover: { offset: 0, epoch } })
+    ).result as { recovered: boolean; offset: number; messages: Frame[] };
+    expect(all.recovered).to.equal(true);
+    expect(all.messages.map((m) => m.offset)).to.deep.equal(Array.from({ length: 1000 }, (_, i) => i + 1));
+    await publishAll(1001, 1001);
+    await product.applied('chat:many', 1001);
+    const { socket: late } = await TestSocket.authed(gw.url, token);
+    const over = (
+      await late.request({ action: 'subscribe', channel: 'chat:many', recover: { offset: 0, epoch } })
+    ).result;
+    expect(over).to.deep.equal({ epoch, offset: 1001, recovered: false, messages: [] });
+    // Live from the top: the next message is pushed.
+    await product.publish('chat:many', 1002);
+    expect((await late.waitFor((f) => f.push === 'message')).offset).to.equal(1002);
+    socket.close();
+    late.close();
+  });
+
   it('answers invalid for an unparseable frame (without id), a second subscribe, and a bad channel', async () => {
     const token = await product.token('ann', [{ name: 'chat:x', ops: ALL_OPS }]);
     const { socket } = await TestSocket.authed(gw.url, token);

@@ -14,21 +14,19 @@ import {
   encodeFanOutMessage,
   errorReply,
   type HistoryEntry,
+  type HistoryResult,
   type ParsedClientFrame,
   PRESENCE_ERROR_REPLY_CODES,
   type PresenceResult,
   parseClientFrame,
-  RECOVER_MAX_BYTES,
-  RECOVER_MAX_ENTRIES,
   resultReply,
-  type SubscribeResult,
-  utf8ByteLength,
 } from '@lattice/realtime-protocol';
 import type { WebSocket } from 'ws';
 import type { ChannelHub, HubListener } from './channel-hub.ts';
 import { type ClientEventBucket, createClientEventBucket } from './client-event-bucket.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import { type PresenceCommands, PresenceUnavailableError } from './presence-commands.ts';
+import { subscribeReply } from './subscribe-reply.ts';
 import {
   onFilled,
   onLive,
@@ -375,25 +373,7 @@ export class Connection {
     const answer = await this.read(() =>
       this.deps.realtime.reads.history({ ...this.readInput(channel), query }),
     );
-    const result: SubscribeResult = {
-      epoch: answer.epoch,
-      offset: answer.top_offset,
-      recovered: true,
-      messages: [],
-    };
-    if (recover) {
-      const entries = answer.data as HistoryEntry[];
-      const sameEpoch = answer.epoch === recover.epoch || (recover.offset === 0 && recover.epoch === '');
-      const missed = sameEpoch ? answer.top_offset - recover.offset : 0;
-      let bytes = 0;
-      for (const e of entries) bytes += utf8ByteLength(JSON.stringify(e));
-      if (missed > RECOVER_MAX_ENTRIES || bytes > RECOVER_MAX_BYTES) {
-        result.recovered = false;
-      } else {
-        result.recovered = answer.recovered;
-        result.messages = entries;
-      }
-    }
+    const result = subscribeReply(answer as HistoryResult, recover);
     // Live from the channel's top when the read ran (the replayed entries end there).
     this.pendingStart.set(channel, { offset: answer.top_offset, epoch: answer.epoch });
     return result;

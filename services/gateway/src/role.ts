@@ -69,8 +69,9 @@ export function gatewayRole(
     configOf: (config) => ({ ...gatewaySettingsOf(config, environment), demo: options.demo ?? null }),
     metricsPortOf: (config) => config.gatewayMetricsPorts[environment],
     async start(settings, shared) {
+      const subscriber = shared.redis(`gateway-${environment}-subscriber`);
       const gateway = await startGateway(settings, {
-        subscriber: shared.redis(`gateway-${environment}-subscriber`),
+        subscriber,
         publisher: shared.redis(`gateway-${environment}`),
         realtime: shared.realtime(),
         commands: shared.channelCommands(),
@@ -79,7 +80,14 @@ export function gatewayRole(
         registry: shared.registry,
         bundle: browserBundle,
       });
-      return { ...gateway, health: (): RoleHealth => ({ ok: true }) };
+      return {
+        ...gateway,
+        // Without its fan-out connection a gateway accepts clients it cannot deliver to.
+        health: (): RoleHealth =>
+          subscriber.status === 'ready'
+            ? { ok: true }
+            : { ok: false, reason: `fan-out connection to Redis is ${subscriber.status}` },
+      };
     },
   };
 }
