@@ -221,7 +221,10 @@ describe('gateway: close codes, timers and outages', function () {
       await socket.request({ action: 'subscribe', channel: 'room:out' });
       await product.publish('room:out', 1);
       await socket.waitForCount((f) => f.push === 'message', 1);
+      expect(behind.gateway.health()).to.deep.equal({ ok: true });
       await proxy.stop();
+      while (behind.gateway.health().ok) await settle();
+      expect(behind.gateway.health().reason).to.match(/^fan-out connection to Redis is/);
       for (let i = 2; i <= 4; i++) await product.publish('room:out', i);
       await product.applied('room:out', 4);
       await proxy.start();
