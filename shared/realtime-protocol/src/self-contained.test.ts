@@ -1,106 +1,32 @@
 // The package's rule, checked: it has no dependencies and its sources import nothing from outside
 // src/, so that esbuild can bundle it for browsers. Tests may use chai and node: modules besides.
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import {
+  code,
+  describeBrowserSafePackage,
+  insideSrc,
+  specifiers,
+} from '../../../test/support/browser-safe-package.ts';
 
-const srcDir = import.meta.dirname;
-const packageDir = dirname(srcDir);
+describeBrowserSafePackage('realtime-protocol', {
+  srcDir: import.meta.dirname,
+  exports: { '.': './src/index.ts' },
+});
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory()
-      ? sourceFiles(join(dir, e.name))
-      : /\.(ts|js|mjs|cjs|json)$/.test(e.name)
-        ? [join(dir, e.name)]
-        : [],
-  );
-}
-
-/** Every module specifier in the text: static imports and re-exports, import(), require(). */
-function specifiers(text: string): string[] {
-  const found: string[] = [];
-  const patterns = [
-    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
-    /^\s*import\s*['"]([^'"]+)['"]/gm,
-    /\bimport\s*\(\s*['"`]([^'"`]*)['"`]?/g,
-    /\brequire\s*\(\s*['"`]?([^'"`)]*)/g,
-  ];
-  for (const re of patterns) for (const m of text.matchAll(re)) found.push(m[1] ?? '');
-  return found;
-}
-
-/** The text without comments (enough for these sources: no string holds `//` or `/*`). */
-function code(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"])\/\/.*$/gm, '$1');
-}
-
-describe('realtime-protocol stays dependency-free', () => {
-  it('declares no dependencies of any kind', () => {
-    const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
-      expect(pkg, field).to.not.have.property(field);
-    }
-    expect(pkg.exports).to.deep.equal({ '.': './src/index.ts' });
-  });
-
-  const files = sourceFiles(srcDir);
-  const modules = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
-
-  it('has only TypeScript sources', () => {
-    expect(files.map((f) => relative(srcDir, f)).filter((f) => !f.endsWith('.ts'))).to.deep.equal([]);
-    expect(modules.map((f) => relative(srcDir, f))).to.include('index.ts');
-  });
-
-  it('imports nothing from outside src/ in its modules', () => {
-    for (const file of modules) {
-      for (const spec of specifiers(code(readFileSync(file, 'utf8')))) {
-        const where = `${relative(srcDir, file)} imports ${JSON.stringify(spec)}`;
-        expect(spec.startsWith('./') || spec.startsWith('../'), where).to.equal(true);
-        expect(relative(srcDir, resolve(dirname(file), spec)).startsWith('..'), where).to.equal(false);
-      }
-    }
-  });
-
-  it('uses no Node globals in its modules (Buffer, process, require, __dirname)', () => {
-    for (const file of modules) {
-      const text = code(readFileSync(file, 'utf8'));
-      for (const name of [
-        'Buffer',
-        'process',
-        'require',
-        '__dirname',
-        '__filename',
-        'global',
-        'setImmediate',
-      ]) {
-        expect(new RegExp(`\\b${name}\\b`).test(text), `${relative(srcDir, file)} uses ${name}`).to.equal(
-          false,
-        );
-      }
-    }
-  });
-
-  it('lets its tests import only their package, chai and node: modules', () => {
-    for (const file of files.filter((f) => f.endsWith('.test.ts'))) {
-      for (const spec of specifiers(code(readFileSync(file, 'utf8')))) {
-        const local =
-          spec.startsWith('./') && !relative(srcDir, resolve(dirname(file), spec)).startsWith('..');
-        expect(
-          local || spec === 'chai' || spec.startsWith('node:'),
-          `${relative(srcDir, file)}: ${spec}`,
-        ).to.equal(true);
-      }
-    }
-  });
-
+describe('browser-safe package check', () => {
   it('notices a foreign import (the check itself works)', () => {
-    // Written in capitals so that the scan of this file does not take the samples for imports.
+    // Written in capitals so that a scan of this file does not take the samples for imports.
     const sample = (text: string) => text.replace(/IMPORT|EXPORT|FROM/g, (word) => word.toLowerCase());
     const foreign = sample(
       "IMPORT { x } FROM './a.ts';\nIMPORT type { Redis } FROM 'ioredis';\nEXPORT * FROM \"node:fs\";\nawait IMPORT('ws');",
     );
     expect(specifiers(foreign)).to.have.members(['./a.ts', 'ioredis', 'node:fs', 'ws']);
     expect(specifiers(code(sample('// IMPORT { x } FROM "ioredis";\n/* IMPORT "ws" */')))).to.deep.equal([]);
+    const src = '/p/src';
+    const file = join(src, 'client.ts');
+    expect(insideSrc(src, file, './cursor.ts')).to.equal(true);
+    expect(insideSrc(src, file, '../build.ts')).to.equal(false);
+    expect(insideSrc(src, file, '../../realtime-protocol/src/index.ts')).to.equal(false);
   });
 });
