@@ -15,9 +15,8 @@ import {
   type TestGateway,
   type TestProduct,
 } from './gateway/harness.ts';
-import { type Frame, TestSocket } from './gateway/ws-client.ts';
+import { errorCode, type Frame, TestSocket } from './gateway/ws-client.ts';
 
-const errorCode = (reply: Frame) => (reply.error as Frame | undefined)?.code;
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
 describe('gateway: close codes, timers and outages', function () {

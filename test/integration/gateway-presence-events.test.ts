@@ -10,9 +10,7 @@ import {
   type TestGateway,
   type TestProduct,
 } from './gateway/harness.ts';
-import { type Frame, TestSocket } from './gateway/ws-client.ts';
-
-const errorCode = (reply: Frame) => (reply.error as Frame | undefined)?.code;
+import { errorCode, type Frame, TestSocket } from './gateway/ws-client.ts';
 
 describe('gateway: client events and presence', function () {
   this.timeout(120_000);

@@ -93,6 +93,13 @@ const message = (channel: string, offset: number, epoch = 'e1') => ({
 });
 
 /** Subscribes and answers with the given position; returns the subscription. */
+/** The gateway drains (4100); the client reconnects at once and authenticates again. */
+async function reconnected(h: Harness): Promise<void> {
+  h.ws().serverClose(4100);
+  await settle();
+  await h.authenticate();
+}
+
 async function subscribed(h: Harness, channel: string, epoch = 'e1', offset = 0, seen: number[] = []) {
   const pending = h.client.subscribe(channel, { onMessage: (m) => seen.push(m.offset) });
   const frame = h.ws().lastFrame();
@@ -302,9 +309,7 @@ describe('realtime client connection flow', () => {
     await h.authenticate();
     const seen: number[] = [];
     const sub = await subscribed(h, 'chat:a', 'e1', 5, seen);
-    h.ws().serverClose(4100);
-    await settle();
-    await h.authenticate();
+    await reconnected(h);
     const resub = h.ws().lastFrame();
     h.ws().receive({ id: resub.id, result: { epoch: 'e2', offset: 40, recovered: false, messages: [] } });
     expect(named(h, 'recovery')).to.deep.equal([{ channel: 'chat:a', recovered: false }]);
@@ -361,9 +366,7 @@ describe('realtime client connection flow', () => {
     h.ws().receive({ id: frame.id, result: {} });
     await done;
     expect(seen).to.deep.equal([]);
-    h.ws().serverClose(4100);
-    await settle();
-    await h.authenticate();
+    await reconnected(h);
     expect(
       h
         .ws()
@@ -379,9 +382,7 @@ describe('realtime client connection flow', () => {
     const p = h.client.subscribe('chat:secret');
     h.ws().receive({ id: h.ws().lastFrame().id, error: { code: 'forbidden', message: 'not granted' } });
     expect(await p.catch((e: RealtimeError) => e.code)).to.equal('forbidden');
-    h.ws().serverClose(4100);
-    await settle();
-    await h.authenticate();
+    await reconnected(h);
     expect(
       h
         .ws()
@@ -413,9 +414,7 @@ describe('realtime client connection flow', () => {
     h.ws().receive({ id: h.ws().lastFrame().id, result: {} });
     await other;
 
-    h.ws().serverClose(4100);
-    await settle();
-    await h.authenticate();
+    await reconnected(h);
     const again = h.ws().frames().slice(1);
     expect(again.map(({ id: _id, ...f }) => f)).to.deep.equal([
       { action: 'presence.enter', channel: 'chat:a', info: { name: 'Ada L.' }, ttl_seconds: 120 },
@@ -426,9 +425,7 @@ describe('realtime client connection flow', () => {
     const leave = h.client.presence.leave('chat:a');
     h.ws().receive({ id: h.ws().lastFrame().id, result: {} });
     await leave;
-    h.ws().serverClose(4100);
-    await settle();
-    await h.authenticate();
+    await reconnected(h);
     expect(
       h
         .ws()
@@ -564,9 +561,7 @@ describe('realtime client connection flow', () => {
     await h.authenticate();
     const a = await subscribed(h, 'chat:a', 'e1', 2);
     const b = await subscribed(h, 'chat:b', 'e1', 5);
-    h.ws().serverClose(4100);
-    await settle();
-    await h.authenticate();
+    await reconnected(h);
     const [ra, rb] = h.ws().frames().slice(1);
     h.ws().receive({ id: ra?.id, error: { code: 'unavailable', message: 'fan-out down' } });
     h.ws().receive({ id: rb?.id, error: { code: 'forbidden', message: 'not granted any more' } });

@@ -4,6 +4,9 @@ import { WebSocket } from 'ws';
 
 export type Frame = Record<string, unknown>;
 
+/** The error code of a reply, if it is an error. */
+export const errorCode = (reply: Frame): unknown => (reply.error as Frame | undefined)?.code;
+
 export interface Closed {
   code: number;
   reason: string;
