@@ -5,9 +5,13 @@
 // gateway would use (`fanOutChannel`). Per Redis message: parse the Lattice fan-out text once,
 // build the push JSON once, send that string to every local socket of the channel. No auth, no
 // gap checks, no limits, no send-buffer policing: what the gateway does beyond this is its cost.
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger } from '@lattice/core';
+import { encodeFanOutMessage } from '@lattice/realtime-protocol';
 import { closeRedis, createRedis, fanOutChannel } from '@lattice/redis';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { LatencyHook } from './messages.ts';
 import { type RunningServer, runServerChild } from './server-child.ts';
 
 interface Publication {
@@ -84,16 +88,66 @@ runServerChild(async (args): Promise<RunningServer> => {
     });
   });
   const { port } = wss.address() as { port: number };
+  const publisher = args.latencyHook ? await publishEndpoint(args.redisUrl, redisChannelOf) : null;
   return {
     ready: {
       url: `ws://127.0.0.1:${port}`,
       feed: { kind: 'lattice-fanout', redisKeyPrefix: args.redisKeyPrefix, productId: args.productId },
       client: { protocol: 'ws-json' },
+      ...(publisher ? { latency: publisher.hook } : {}),
     },
     async stop() {
+      publisher?.http.close();
       for (const ws of wss.clients) ws.terminate();
       await new Promise((resolve) => wss.close(resolve));
       await closeRedis(sub);
+      if (publisher) await closeRedis(publisher.pub);
     },
   };
 });
+
+/**
+ * The reference latency hook (BENCH_LATENCY_VARIANTS=bare-ws): `POST {channel, data}` publishes
+ * the fan-out encoding at once, with the next offset of the channel, and answers 202. No Kafka,
+ * no history: the floor under the platform's publish-to-browser latency on this machine.
+ */
+async function publishEndpoint(redisUrl: string, redisChannelOf: (channel: string) => string) {
+  const pub = createRedis({
+    url: redisUrl,
+    logger: createLogger({ name: 'bench-bare-ws-pub', level: 'warn' }),
+    name: 'bench-bare-ws-pub',
+  });
+  const offsets = new Map<string, number>();
+  const epoch = `bare-${Date.now()}`;
+  const http: HttpServer = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { channel: string; data: unknown };
+      const offset = (offsets.get(body.channel) ?? 0) + 1;
+      offsets.set(body.channel, offset);
+      const text = encodeFanOutMessage({
+        type: 'publication',
+        channel: body.channel,
+        entry: {
+          id: `m${offset}`,
+          offset,
+          epoch,
+          name: null,
+          payload: { kind: 'data', json: JSON.stringify(body.data) },
+          publishedAtMs: Date.now(),
+        },
+      });
+      pub.publish(redisChannelOf(body.channel), text).then(
+        () => res.writeHead(202).end(),
+        () => res.writeHead(503).end(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const hook: LatencyHook = {
+    publishUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/messages`,
+    headers: { 'content-type': 'application/json' },
+  };
+  return { http, pub, hook };
+}

@@ -10,6 +10,12 @@
 // offset of its channel once and in order.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Feed } from './feed.ts';
+
+const ownCpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
 import type { Server, Workers } from './processes.ts';
 
 export interface Shape {
@@ -26,6 +32,9 @@ export interface PhaseResult {
   /** Server and load-client CPU time over the window, in cores (1 = one core busy). */
   serverCores: number;
   clientCores: number;
+  /** The runner's process (the feed) and the Redis server, in cores over the window. */
+  feedCores: number;
+  redisCores: number;
   perSecond: number[];
   /** Fixed rate only: the rate asked for, and whether the server fell behind it. */
   targetPerS?: number;
@@ -47,6 +56,8 @@ export class FanOutRun {
   readonly published: number[];
   private publishedMessages = 0;
   private next = 0;
+  /** The workers' count when this connection set started (their counts run on across sets). */
+  private readonly deliveredBefore: number;
 
   private readonly server: Server;
   private readonly workers: Workers;
@@ -73,6 +84,11 @@ export class FanOutRun {
     this.settings = deps.settings;
     this.log = deps.log;
     this.published = deps.channels.map(() => 0);
+    this.deliveredBefore = deps.workers.delivered();
+  }
+
+  private delivered(): number {
+    return this.workers.delivered() - this.deliveredBefore;
   }
 
   private expected(): number {
@@ -97,7 +113,14 @@ export class FanOutRun {
     // Fixed rate: a server more than two seconds behind is not keeping up; stop adding to it.
     const behindCap = mode.kind === 'fixed' ? 2 * mode.deliveriesPerS : s.windowDeliveries;
     let fellBehind = false;
-    let window: { cpuUs: number; clientUs: number; delivered: number; atMs: number } | null = null;
+    let window: {
+      cpuUs: number;
+      clientUs: number;
+      feedUs: number;
+      redisUs: Promise<number>;
+      delivered: number;
+      atMs: number;
+    } | null = null;
     const perSecond: number[] = [];
     let lastSecond = 0;
     while (true) {
@@ -106,6 +129,8 @@ export class FanOutRun {
         window = {
           cpuUs: this.server.cpuUs(),
           clientUs: this.workers.cpuUs(),
+          feedUs: ownCpuUs(),
+          redisUs: this.feed.redisCpuUs(),
           delivered: this.workers.delivered(),
           atMs: now,
         };
@@ -120,7 +145,7 @@ export class FanOutRun {
         );
       }
       if (now >= endMs) break;
-      const outstanding = () => this.expected() - this.workers.delivered();
+      const outstanding = () => this.expected() - this.delivered();
       if (mode.kind === 'saturation') {
         while (outstanding() < s.windowDeliveries) this.publishOne();
       } else {
@@ -140,6 +165,8 @@ export class FanOutRun {
     const elapsedS = (performance.now() - w.atMs) / 1000;
     const cpuUs = this.server.cpuUs() - w.cpuUs;
     const clientUs = this.workers.cpuUs() - w.clientUs;
+    const feedUs = ownCpuUs() - w.feedUs;
+    const redisUs = (await this.feed.redisCpuUs()) - (await w.redisUs);
     await this.drainAndVerify(label);
     return {
       deliveriesPerS: delivered / elapsedS,
@@ -147,6 +174,8 @@ export class FanOutRun {
       serverCpuUsPerDelivery: cpuUs / delivered,
       serverCores: cpuUs / 1e6 / elapsedS,
       clientCores: clientUs / 1e6 / elapsedS,
+      feedCores: feedUs / 1e6 / elapsedS,
+      redisCores: redisUs / 1e6 / elapsedS,
       perSecond,
       ...(mode.kind === 'fixed' ? { targetPerS: mode.deliveriesPerS, fellBehind } : {}),
     };
@@ -155,13 +184,13 @@ export class FanOutRun {
   /** Waits for every published message to reach every subscriber, then checks the offsets. */
   private async drainAndVerify(label: string): Promise<void> {
     const deadline = performance.now() + this.settings.drainTimeoutMs;
-    while (this.workers.delivered() < this.expected()) {
+    while (this.delivered() < this.expected()) {
       if (performance.now() > deadline) break;
       await sleep(20);
     }
     // The last count report may be 50 ms old.
     await sleep(120);
-    const missing = this.expected() - this.workers.delivered();
+    const missing = this.expected() - this.delivered();
     const checks = await this.workers.verify();
     const problems: string[] = [];
     if (missing !== 0)

@@ -19,6 +19,8 @@ import type { FeedTarget } from './messages.ts';
 export interface Feed {
   /** Publishes message `offset` of `channel` (fire and forget; errors fail the run). */
   publish(channel: string, offset: number): void;
+  /** The Redis server's CPU time so far (INFO cpu), in microseconds. */
+  redisCpuUs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,11 @@ export function createFeed(redisUrl: string, target: FeedTarget, epoch: string):
     failure ??= err;
   };
   redis.on('error', fail);
+  const redisCpuUs = async () => {
+    const info = await redis.info('cpu');
+    const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+    return (field('used_cpu_sys') + field('used_cpu_user')) * 1e6;
+  };
   const check = () => {
     if (failure !== undefined) throw failure;
   };
@@ -70,6 +77,7 @@ export function createFeed(redisUrl: string, target: FeedTarget, epoch: string):
         });
         redis.publish(nameOf(channel), text).catch(fail);
       },
+      redisCpuUs,
       close: () => redis.quit().then(() => undefined),
     };
   }
@@ -88,6 +96,7 @@ export function createFeed(redisUrl: string, target: FeedTarget, epoch: string):
         published_at: new Date(e.publishedAtMs).toISOString(),
       });
     },
+    redisCpuUs,
     close: () => redis.quit().then(() => undefined),
   };
 }

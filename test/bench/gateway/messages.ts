@@ -13,6 +13,12 @@ export interface ServerArgs {
   /** The product id the fan-out channels are named with (bare-ws; lattice makes its own). */
   productId: string;
   databaseUrl: string;
+  /**
+   * Offer the latency phase's HTTP publish hook. The lattice variant needs the full platform
+   * for it; bare-ws can offer a floor for reference (HTTP → Redis fan-out → ws, no Kafka, no
+   * history), which is also how the phase's own code is exercised before the gateway exists.
+   */
+  latencyHook: boolean;
 }
 
 /** Where and how the runner publishes a variant's messages (feed.ts). */

@@ -238,7 +238,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
         '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
         ...report.latency.map(
           (l) =>
-            `| ${l.variant} | ${l.subscribers} | ${l.ratePerS} | ${l.deliveries} | ${fixed(l.p50Ms, 2)} | ${fixed(l.p99Ms, 2)} | ${fixed(l.maxMs, 1)} | ${l.p50Ms < GOALS.latencyP50Ms && l.p99Ms < GOALS.latencyP99Ms ? 'meets' : 'misses'} |`,
+            `| ${l.variant} | ${l.subscribers} | ${l.ratePerS} | ${l.deliveries} | ${fixed(l.p50Ms, 2)} | ${fixed(l.p99Ms, 2)} | ${fixed(l.maxMs, 1)} | ${l.variant !== 'lattice' ? 'reference (floor)' : l.p50Ms < GOALS.latencyP50Ms && l.p99Ms < GOALS.latencyP99Ms ? 'meets' : 'misses'} |`,
         ),
       ]
     : [

@@ -13,16 +13,18 @@
 // Rounds alternate the servers (reversed every other round); figures are medians over rounds.
 // Settings (environment, read here only):
 //   BENCH_ROUNDS (3)  BENCH_DURATION_S (5 per phase, after a 1 s ramp)  BENCH_WRITE (1: update docs)
-//   BENCH_VARIANTS (bare-ws,socketio,lattice)  BENCH_FIXED_RATE (40000 deliveries/s)
-//   BENCH_CLIENT_WORKERS (2)  BENCH_WINDOW (30000 deliveries outstanding at saturation)
+//   BENCH_VARIANTS (bare-ws,socketio,lattice)  BENCH_FIXED_RATE (20000 deliveries/s)
+//   BENCH_CLIENT_WORKERS (2)  BENCH_WINDOW (200000 deliveries outstanding at saturation)
 //   BENCH_SHAPES (a,b)  BENCH_LATENCY_S (10)  BENCH_MEMORY_CONNECTIONS (10000)
-//   BENCH_MEMORY_VARIANTS (lattice; add bare-ws or socketio for reference figures)
+//   BENCH_MEMORY_VARIANTS (lattice; add bare-ws or socketio for reference figures, each on a
+//     fresh server process of its own)
+//   BENCH_LATENCY_VARIANTS (lattice; bare-ws gives a floor: HTTP → Redis fan-out → ws)
 import { cpus, loadavg } from 'node:os';
 import { loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor } from '@lattice/infra';
 import { FanOutRun, type PhaseResult, type Shape } from './fan-out.ts';
 import { createFeed } from './feed.ts';
-import type { VariantName } from './messages.ts';
+import type { ServerArgs, VariantName } from './messages.ts';
 import { type LatencyResult, latencyPhase, type MemoryResult, memoryPhase } from './platform-phases.ts';
 import { type Server, startServer, startWorkers, type Workers } from './processes.ts';
 import { type BenchReport, type RoundResult, writeReport } from './report.ts';
@@ -38,8 +40,8 @@ const settings = {
   rounds: num('BENCH_ROUNDS', 3),
   durationS: num('BENCH_DURATION_S', 5),
   rampS: 1,
-  fixedDeliveriesPerS: num('BENCH_FIXED_RATE', 40_000),
-  windowDeliveries: num('BENCH_WINDOW', 30_000),
+  fixedDeliveriesPerS: num('BENCH_FIXED_RATE', 20_000),
+  windowDeliveries: num('BENCH_WINDOW', 200_000),
   clientWorkers: num('BENCH_CLIENT_WORKERS', 2),
   connectConcurrency: 50,
   drainTimeoutMs: 20_000,
@@ -48,6 +50,7 @@ const settings = {
   latencyS: num('BENCH_LATENCY_S', 10),
   memoryConnections: num('BENCH_MEMORY_CONNECTIONS', 10_000),
   memoryVariants: list('BENCH_MEMORY_VARIANTS', 'lattice') as VariantName[],
+  latencyVariants: list('BENCH_LATENCY_VARIANTS', 'lattice') as VariantName[],
   write: env.BENCH_WRITE !== '0',
 };
 const SHAPES: Shape[] = [
@@ -87,7 +90,7 @@ async function fanOut(
       ? await run.phase(`${label} fixed`, { kind: 'fixed', deliveriesPerS: settings.fixedDeliveriesPerS })
       : null;
     const line = (p: PhaseResult) =>
-      `${p.deliveriesPerS.toFixed(0).padStart(7)} deliveries/s, server ${p.serverCpuUsPerDelivery.toFixed(2)} µs/delivery (${p.serverCores.toFixed(2)} cores), clients ${p.clientCores.toFixed(2)} cores`;
+      `${p.deliveriesPerS.toFixed(0).padStart(7)} deliveries/s, server ${p.serverCpuUsPerDelivery.toFixed(2)} µs/delivery (${p.serverCores.toFixed(2)} cores), clients ${p.clientCores.toFixed(2)}, feed ${p.feedCores.toFixed(2)}, redis ${p.redisCores.toFixed(2)} cores`;
     log(`${label} saturation: ${line(saturation)}`);
     if (fixed)
       log(`${label} fixed ${fixed.targetPerS}/s: ${line(fixed)}${fixed.fellBehind ? ' FELL BEHIND' : ''}`);
@@ -98,6 +101,17 @@ async function fanOut(
   }
 }
 
+function serverArgs(variant: VariantName, suffix: string): ServerArgs {
+  return {
+    variant,
+    redisUrl: baseConfig.redisUrl,
+    redisKeyPrefix: `lattice-bench:${runId}-${variant}${suffix}:`,
+    productId: `bench-${runId}`,
+    databaseUrl: databaseUrlFor(baseConfig.databaseUrl, 'lattice_bench'),
+    latencyHook: settings.latencyVariants.includes(variant),
+  };
+}
+
 async function main(): Promise<void> {
   log(`settings ${JSON.stringify(settings)}`);
   const loadBefore = loadavg()[0] ?? 0;
@@ -106,13 +120,7 @@ async function main(): Promise<void> {
   const skipped: Array<{ variant: VariantName; reason: string }> = [];
   try {
     for (const variant of settings.variants) {
-      const started = await startServer({
-        variant,
-        redisUrl: baseConfig.redisUrl,
-        redisKeyPrefix: `lattice-bench:${runId}-${variant}:`,
-        productId: `bench-${runId}`,
-        databaseUrl: databaseUrlFor(baseConfig.databaseUrl, 'lattice_bench'),
-      });
+      const started = await startServer(serverArgs(variant, ''));
       if ('failed' in started) {
         log(`${variant}: SKIPPED, its server did not start: ${started.failed}`);
         skipped.push({ variant, reason: started.failed });
@@ -174,22 +182,33 @@ async function main(): Promise<void> {
       );
       latency.set(server.name, r);
     }
-    for (const server of servers.filter((s) => settings.memoryVariants.includes(s.name))) {
-      log(`${server.name} memory: ${settings.memoryConnections} idle subscribed connections…`);
-      const r = await memoryPhase(
-        server,
-        workers,
-        {
-          channelPrefix: `${server.ready.channelPrefix ?? 'bench:'}mem-`,
-          connections: settings.memoryConnections,
-          channels: 100,
-        },
-        log,
-      );
-      log(
-        `${server.name} memory: ${(r.rssBytesPerConnection / 1024).toFixed(1)} KiB RSS, ${(r.heapBytesPerConnection / 1024).toFixed(1)} KiB heap+external per connection`,
-      );
-      memory.set(server.name, r);
+    for (const name of settings.memoryVariants.filter((v) => servers.some((s) => s.name === v))) {
+      // A fresh server process: its memory before the connections is that of an idle server,
+      // not one whose heap the fan-out phases grew.
+      const fresh = await startServer({ ...serverArgs(name, '-mem'), latencyHook: false });
+      if ('failed' in fresh) {
+        log(`${name} memory: SKIPPED, its server did not start: ${fresh.failed}`);
+        continue;
+      }
+      try {
+        log(`${name} memory: ${settings.memoryConnections} idle subscribed connections…`);
+        const r = await memoryPhase(
+          fresh,
+          workers,
+          {
+            channelPrefix: `${fresh.ready.channelPrefix ?? 'bench:'}mem-`,
+            connections: settings.memoryConnections,
+            channels: 100,
+          },
+          log,
+        );
+        log(
+          `${name} memory: ${(r.rssBytesPerConnection / 1024).toFixed(1)} KiB RSS, ${(r.heapBytesPerConnection / 1024).toFixed(1)} KiB heap+external per connection`,
+        );
+        memory.set(name, r);
+      } finally {
+        await fresh.stop();
+      }
     }
 
     const report: BenchReport = {
