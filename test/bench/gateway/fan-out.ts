@@ -16,7 +16,7 @@ const ownCpuUs = () => {
   return user + system;
 };
 
-import type { Server, Workers } from './processes.ts';
+import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
 
 export interface Shape {
   id: 'a' | 'b';
@@ -35,6 +35,8 @@ export interface PhaseResult {
   /** The runner's process (the feed) and the Redis server, in cores over the window. */
   feedCores: number;
   redisCores: number;
+  /** TCP segments the machine retransmitted over the window (processes.ts tcpRetransSegs). */
+  tcpRetransmits: number;
   perSecond: number[];
   /** Fixed rate only: the rate asked for, and whether the server fell behind it. */
   targetPerS?: number;
@@ -118,6 +120,7 @@ export class FanOutRun {
       clientUs: number;
       feedUs: number;
       redisUs: Promise<number>;
+      retrans: number;
       delivered: number;
       atMs: number;
     } | null = null;
@@ -131,6 +134,7 @@ export class FanOutRun {
           clientUs: this.workers.cpuUs(),
           feedUs: ownCpuUs(),
           redisUs: this.feed.redisCpuUs(),
+          retrans: tcpRetransSegs(),
           delivered: this.workers.delivered(),
           atMs: now,
         };
@@ -166,6 +170,7 @@ export class FanOutRun {
     const cpuUs = this.server.cpuUs() - w.cpuUs;
     const clientUs = this.workers.cpuUs() - w.clientUs;
     const feedUs = ownCpuUs() - w.feedUs;
+    const tcpRetransmits = tcpRetransSegs() - w.retrans;
     const redisUs = (await this.feed.redisCpuUs()) - (await w.redisUs);
     await this.drainAndVerify(label);
     return {
@@ -176,6 +181,7 @@ export class FanOutRun {
       clientCores: clientUs / 1e6 / elapsedS,
       feedCores: feedUs / 1e6 / elapsedS,
       redisCores: redisUs / 1e6 / elapsedS,
+      tcpRetransmits,
       perSecond,
       ...(mode.kind === 'fixed' ? { targetPerS: mode.deliveriesPerS, fellBehind } : {}),
     };

@@ -9,7 +9,7 @@
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LatencyHook } from './messages.ts';
-import type { Server, Workers } from './processes.ts';
+import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
 
 export interface LatencyResult {
   messages: number;
@@ -19,6 +19,8 @@ export interface LatencyResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** TCP segments the machine retransmitted during the phase (stalls of 200 ms or more). */
+  tcpRetransmits: number;
 }
 
 export interface MemoryResult {
@@ -83,6 +85,7 @@ export async function latencyPhase(
   const http = poster(hook, 64);
   const total = opts.ratePerS * opts.durationS;
   const deliveredBefore = workers.delivered();
+  const retransBefore = tcpRetransSegs();
   const startedMs = performance.now();
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
@@ -131,6 +134,7 @@ export async function latencyPhase(
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
       maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+      tcpRetransmits: tcpRetransSegs() - retransBefore,
     };
   } finally {
     http.close();

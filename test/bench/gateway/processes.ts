@@ -30,6 +30,20 @@ export function procCpuUs(pid: number): number {
   return ((utime + stime) / CLOCK_TICKS_PER_S) * 1e6;
 }
 
+/**
+ * TCP segments retransmitted so far by this machine (/proc/net/snmp `Tcp: RetransSegs`). On
+ * loopback nothing is lost on the wire: retransmissions there are the stack's timers firing when
+ * receivers fell behind (zero windows, delayed ACKs), each a stall of 200 ms or more.
+ */
+export function tcpRetransSegs(): number {
+  const lines = readFileSync('/proc/net/snmp', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('Tcp:'));
+  const names = lines[0]?.split(' ') ?? [];
+  const values = lines[1]?.split(' ') ?? [];
+  return Number(values[names.indexOf('RetransSegs')] ?? Number.NaN);
+}
+
 export const SERVER_FILES: Record<VariantName, string> = {
   'bare-ws': 'bare-ws-server.ts',
   socketio: 'socketio-server.ts',

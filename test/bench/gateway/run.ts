@@ -90,7 +90,7 @@ async function fanOut(
       ? await run.phase(`${label} fixed`, { kind: 'fixed', deliveriesPerS: settings.fixedDeliveriesPerS })
       : null;
     const line = (p: PhaseResult) =>
-      `${p.deliveriesPerS.toFixed(0).padStart(7)} deliveries/s, server ${p.serverCpuUsPerDelivery.toFixed(2)} µs/delivery (${p.serverCores.toFixed(2)} cores), clients ${p.clientCores.toFixed(2)}, feed ${p.feedCores.toFixed(2)}, redis ${p.redisCores.toFixed(2)} cores`;
+      `${p.deliveriesPerS.toFixed(0).padStart(7)} deliveries/s, server ${p.serverCpuUsPerDelivery.toFixed(2)} µs/delivery (${p.serverCores.toFixed(2)} cores), clients ${p.clientCores.toFixed(2)}, feed ${p.feedCores.toFixed(2)}, redis ${p.redisCores.toFixed(2)} cores, ${p.tcpRetransmits} TCP retransmits`;
     log(`${label} saturation: ${line(saturation)}`);
     if (fixed)
       log(`${label} fixed ${fixed.targetPerS}/s: ${line(fixed)}${fixed.fellBehind ? ' FELL BEHIND' : ''}`);
