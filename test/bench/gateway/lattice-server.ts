@@ -21,15 +21,22 @@
 //          feed: { kind: 'lattice-fanout', redisKeyPrefix: args.redisKeyPrefix, productId },
 //          client: { protocol: 'ws-json', token },   // load clients send auth, then subscribe
 //          channelPrefix: 'bench:',                  // channels the token grants
-//          latency: { publishUrl, headers },         // only once edge + actors run too (below)
+//          latency: { publishUrl, headers },         // when args.latencyHook, with edge + actors (below)
 //        },
 //        stop: gateway.close(), shared.close(), db.destroy()
-//   For the latency phase (publish over HTTP → browser), also start the actors role and the
+//   For the latency phase (publish over HTTP → browser; the runner sets args.latencyHook for the
+//   variants in BENCH_LATENCY_VARIANTS, lattice by default), also start the actors role and the
 //   production edge in this process or two more children (as test/bench/publish/bench-server.ts
 //   does, publish quota and per-IP limit raised), and return `latency: { publishUrl:
 //   `${edge.url}/${productId}/realtime/messages`, headers: { authorization: `Bearer ${publicKey}`,
-//   'content-type': 'application/json' } }`. The namespace must then have history on (the channel
-//   actor writes it) and the load clients' channels are the ones the runner posts to.
+//   'content-type': 'application/json' } }`. The runner posts `{"channel":"bench:lat-c<i>",
+//   "data":{"t":<epoch ms>,"i":<n>}}` at 1 000/s to 100 fresh channels with 10 subscribers each
+//   and expects a 2xx; the channel actor must then give them offsets dense from 1 (fresh
+//   channels), which the load clients check. Use your own Kafka topic prefix for the run.
+//   The memory phase needs nothing more: the runner starts a fresh server from this file (its
+//   own redisKeyPrefix ending `-mem:`) and opens 10 000 connections with the connect step above
+//   (auth, then one subscribe each, to `bench:mem-c0` … `bench:mem-c99`).
+//   Everything the server logs goes to stderr; keep the log level at warn.
 import { runServerChild } from './server-child.ts';
 
 runServerChild(async () => {

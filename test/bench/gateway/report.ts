@@ -27,6 +27,8 @@ export interface BenchReport {
     windowDeliveries: number;
     memoryConnections: number;
     latencyS: number;
+    memoryVariants: string[];
+    latencyVariants: string[];
   };
   shapes: Shape[];
   variants: VariantName[];
@@ -284,6 +286,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench:gateway\` on ${report.cpu}, Node ${report.node} (load average ${report.loadAverage.before.toFixed(1)} before, ${report.loadAverage.after.toFixed(1)} after).`,
     `The servers (each its own process), Redis, the feed and ${s.clientWorkers} load-client processes share those cores. ${s.rounds} rounds; in each, every shape runs on every server`,
     `(order reversed every other round): ${s.durationS} s at saturation, then ${s.durationS} s at a fixed ${s.fixedDeliveriesPerS.toLocaleString('en')} deliveries/s, each after a 1 s ramp; figures are medians over rounds.`,
+    `Settings: \`BENCH_ROUNDS=${s.rounds} BENCH_DURATION_S=${s.durationS} BENCH_FIXED_RATE=${s.fixedDeliveriesPerS} BENCH_WINDOW=${s.windowDeliveries} BENCH_CLIENT_WORKERS=${s.clientWorkers} BENCH_MEMORY_VARIANTS=${s.memoryVariants.join(',')} BENCH_LATENCY_VARIANTS=${s.latencyVariants.join(',')}\`.`,
     '',
     '- **Feed**: the benchmark publishes on Redis pub/sub; each message carries the same push (`{"push":"message","channel","id","offset","epoch","data","published_at"}`,',
     '  offsets dense from 1 per channel, fresh channels per round and shape). For lattice and bare-ws it is the Lattice fan-out encoding',

@@ -14,7 +14,7 @@
 // Settings (environment, read here only):
 //   BENCH_ROUNDS (3)  BENCH_DURATION_S (5 per phase, after a 1 s ramp)  BENCH_WRITE (1: update docs)
 //   BENCH_VARIANTS (bare-ws,socketio,lattice)  BENCH_FIXED_RATE (20000 deliveries/s)
-//   BENCH_CLIENT_WORKERS (2)  BENCH_WINDOW (200000 deliveries outstanding at saturation)
+//   BENCH_CLIENT_WORKERS (2)  BENCH_WINDOW (100000 deliveries outstanding at saturation)
 //   BENCH_SHAPES (a,b)  BENCH_LATENCY_S (10)  BENCH_MEMORY_CONNECTIONS (10000)
 //   BENCH_MEMORY_VARIANTS (lattice; add bare-ws or socketio for reference figures, each on a
 //     fresh server process of its own)
@@ -41,7 +41,7 @@ const settings = {
   durationS: num('BENCH_DURATION_S', 5),
   rampS: 1,
   fixedDeliveriesPerS: num('BENCH_FIXED_RATE', 20_000),
-  windowDeliveries: num('BENCH_WINDOW', 200_000),
+  windowDeliveries: num('BENCH_WINDOW', 100_000),
   clientWorkers: num('BENCH_CLIENT_WORKERS', 2),
   connectConcurrency: 50,
   drainTimeoutMs: 20_000,
