@@ -7,7 +7,9 @@
 //   1. Config and shared services as test/bench/edge/bench-server.ts does for the edge:
 //        const config = loadConfig(process.env, { databaseUrl: args.databaseUrl,
 //          redisUrl: args.redisUrl, redisKeyPrefix: args.redisKeyPrefix, logLevel: 'warn', … });
-//        const db = createDb({ databaseUrl: args.databaseUrl, logger });
+//        await ensureDatabase(args.databaseUrl, { logger });   // @lattice/infra; the runner does
+//        const db = createDb({ databaseUrl: args.databaseUrl, logger });  // not touch PostgreSQL
+//        await migrateLatest(db, logger);                       // for the baselines
 //        const shared = createRoleShared({ config, logger, registry: new Registry(), db });
 //   2. A product with a `bench` namespace in the production environment and a realtime token
 //      for it granting `subscribe` on `bench:*` (long `exp`: a run lasts minutes), minted the way
