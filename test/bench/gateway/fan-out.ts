@@ -1,0 +1,228 @@
+// The fan-out phases of one server and shape, with one set of subscriber connections:
+//   saturation  publish as fast as deliveries keep up: at most `windowDeliveries` deliveries
+//               outstanding (published × subscribers per channel − counted by the clients), so
+//               nothing queues without bound in the server, Redis's pub/sub buffer or the
+//               sockets; deliveries per second over `durationS` after a one-second ramp.
+//   fixed       a fixed deliveries-per-second rate below every server's cap: the server
+//               process's CPU time per delivery (/proc), which still separates servers whose
+//               saturation figures all meet the clients' cap.
+// After each phase: wait until every delivery is counted, then check every subscriber saw every
+// offset of its channel once and in order.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Feed } from './feed.ts';
+
+const ownCpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
+import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
+
+export interface Shape {
+  id: 'a' | 'b';
+  channels: number;
+  subscribersPerChannel: number;
+}
+
+export interface PhaseResult {
+  deliveriesPerS: number;
+  deliveries: number;
+  /** Server process CPU time per delivery over the measured window. */
+  serverCpuUsPerDelivery: number;
+  /** Server and load-client CPU time over the window, in cores (1 = one core busy). */
+  serverCores: number;
+  clientCores: number;
+  /** The runner's process (the feed) and the Redis server, in cores over the window. */
+  feedCores: number;
+  redisCores: number;
+  /** TCP segments the machine retransmitted over the window (processes.ts tcpRetransSegs). */
+  tcpRetransmits: number;
+  perSecond: number[];
+  /** Fixed rate only: the rate asked for, and whether the server fell behind it. */
+  targetPerS?: number;
+  fellBehind?: boolean;
+}
+
+export interface FanOutSettings {
+  durationS: number;
+  rampS: number;
+  windowDeliveries: number;
+  fixedDeliveriesPerS: number;
+  drainTimeoutMs: number;
+}
+
+type Mode = { kind: 'saturation' } | { kind: 'fixed'; deliveriesPerS: number };
+
+export class FanOutRun {
+  /** Messages published so far per channel (= the last offset). */
+  readonly published: number[];
+  private publishedMessages = 0;
+  private next = 0;
+  /** The workers' count when this connection set started (their counts run on across sets). */
+  private readonly deliveredBefore: number;
+
+  private readonly server: Server;
+  private readonly workers: Workers;
+  private readonly feed: Feed;
+  private readonly channels: string[];
+  private readonly shape: Shape;
+  private readonly settings: FanOutSettings;
+  private readonly log: (line: string) => void;
+
+  constructor(deps: {
+    server: Server;
+    workers: Workers;
+    feed: Feed;
+    channels: string[];
+    shape: Shape;
+    settings: FanOutSettings;
+    log: (line: string) => void;
+  }) {
+    this.server = deps.server;
+    this.workers = deps.workers;
+    this.feed = deps.feed;
+    this.channels = deps.channels;
+    this.shape = deps.shape;
+    this.settings = deps.settings;
+    this.log = deps.log;
+    this.published = deps.channels.map(() => 0);
+    this.deliveredBefore = deps.workers.delivered();
+  }
+
+  private delivered(): number {
+    return this.workers.delivered() - this.deliveredBefore;
+  }
+
+  private expected(): number {
+    return this.publishedMessages * this.shape.subscribersPerChannel;
+  }
+
+  private publishOne(): void {
+    const c = this.next;
+    this.next = (c + 1) % this.channels.length;
+    this.published[c]! += 1;
+    this.publishedMessages++;
+    this.feed.publish(this.channels[c]!, this.published[c]!);
+  }
+
+  async phase(label: string, mode: Mode): Promise<PhaseResult> {
+    const s = this.settings;
+    const msgPerS = mode.kind === 'fixed' ? mode.deliveriesPerS / this.shape.subscribersPerChannel : 0;
+    const startedMs = performance.now();
+    const firstMessage = this.publishedMessages;
+    const measureFromMs = startedMs + s.rampS * 1000;
+    const endMs = measureFromMs + s.durationS * 1000;
+    // Fixed rate: a server more than two seconds behind is not keeping up; stop adding to it.
+    const behindCap = mode.kind === 'fixed' ? 2 * mode.deliveriesPerS : s.windowDeliveries;
+    let fellBehind = false;
+    let window: {
+      cpuUs: number;
+      clientUs: number;
+      feedUs: number;
+      redisUs: Promise<number>;
+      retrans: number;
+      delivered: number;
+      atMs: number;
+    } | null = null;
+    const perSecond: number[] = [];
+    let lastSecond = 0;
+    while (true) {
+      const now = performance.now();
+      if (window === null && now >= measureFromMs) {
+        window = {
+          cpuUs: this.server.cpuUs(),
+          clientUs: this.workers.cpuUs(),
+          feedUs: ownCpuUs(),
+          redisUs: this.feed.redisCpuUs(),
+          retrans: tcpRetransSegs(),
+          delivered: this.workers.delivered(),
+          atMs: now,
+        };
+        lastSecond = window.delivered;
+      }
+      if (window !== null && now - window.atMs >= (perSecond.length + 1) * 1000) {
+        const delivered = this.workers.delivered();
+        perSecond.push(delivered - lastSecond);
+        lastSecond = delivered;
+        this.log(
+          `  ${label.padEnd(30)} ${String(perSecond.length).padStart(3)} s ${String(perSecond.at(-1)).padStart(8)} deliveries/s`,
+        );
+      }
+      if (now >= endMs) break;
+      const outstanding = () => this.expected() - this.delivered();
+      if (mode.kind === 'saturation') {
+        while (outstanding() < s.windowDeliveries) this.publishOne();
+      } else {
+        const due = firstMessage + Math.floor(((now - startedMs) / 1000) * msgPerS);
+        while (this.publishedMessages < due) {
+          if (outstanding() > behindCap) {
+            fellBehind = true;
+            break;
+          }
+          this.publishOne();
+        }
+      }
+      await sleep(1);
+    }
+    const w = window!;
+    const delivered = this.workers.delivered() - w.delivered;
+    const elapsedS = (performance.now() - w.atMs) / 1000;
+    const cpuUs = this.server.cpuUs() - w.cpuUs;
+    const clientUs = this.workers.cpuUs() - w.clientUs;
+    const feedUs = ownCpuUs() - w.feedUs;
+    const tcpRetransmits = tcpRetransSegs() - w.retrans;
+    const redisUs = (await this.feed.redisCpuUs()) - (await w.redisUs);
+    await this.drainAndVerify(label);
+    return {
+      deliveriesPerS: delivered / elapsedS,
+      deliveries: delivered,
+      serverCpuUsPerDelivery: cpuUs / delivered,
+      serverCores: cpuUs / 1e6 / elapsedS,
+      clientCores: clientUs / 1e6 / elapsedS,
+      feedCores: feedUs / 1e6 / elapsedS,
+      redisCores: redisUs / 1e6 / elapsedS,
+      tcpRetransmits,
+      perSecond,
+      ...(mode.kind === 'fixed' ? { targetPerS: mode.deliveriesPerS, fellBehind } : {}),
+    };
+  }
+
+  /** Waits for every published message to reach every subscriber, then checks the offsets. */
+  private async drainAndVerify(label: string): Promise<void> {
+    const deadline = performance.now() + this.settings.drainTimeoutMs;
+    while (this.delivered() < this.expected()) {
+      if (performance.now() > deadline) break;
+      await sleep(20);
+    }
+    // The last count report may be 50 ms old.
+    await sleep(120);
+    const missing = this.expected() - this.delivered();
+    const checks = await this.workers.verify();
+    const problems: string[] = [];
+    if (missing !== 0)
+      problems.push(`${missing} deliveries missing after ${this.settings.drainTimeoutMs} ms`);
+    const byChannel = new Map(this.channels.map((c, i) => [c, i]));
+    const subscribers = new Map<string, number>();
+    for (const c of checks) {
+      const top = this.published[byChannel.get(c.channel) ?? -1];
+      subscribers.set(c.channel, (subscribers.get(c.channel) ?? 0) + c.clients);
+      if (c.minLast !== top || c.maxLast !== top || c.gaps > 0 || c.dups > 0) {
+        problems.push(
+          `${c.channel}: published up to ${top}, subscribers' last offsets ${c.minLast}..${c.maxLast}, ${c.gaps} skipped, ${c.dups} repeated or out of order`,
+        );
+      }
+    }
+    for (const channel of this.channels) {
+      if (subscribers.get(channel) !== this.shape.subscribersPerChannel) {
+        problems.push(
+          `${channel}: ${subscribers.get(channel) ?? 0} subscribers, expected ${this.shape.subscribersPerChannel}`,
+        );
+      }
+    }
+    if (problems.length > 0) {
+      throw new Error(
+        `${label}: delivery check failed: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
+      );
+    }
+  }
+}

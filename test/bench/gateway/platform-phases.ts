@@ -1,0 +1,173 @@
+// The two Lattice-only phases, run for a variant that offers them (lattice, once wired):
+//   latency  publish over the platform's public HTTP API at a fixed 1 000 messages a second to
+//            100 channels with 10 subscribers each (1 000 connections): from just before the
+//            HTTP request (`data.t`, epoch ms) to the push at the subscriber. Needs the variant's
+//            `latency` hook (edge + actors + gateway). Goal p50 < 15 ms, p99 < 50 ms.
+//   memory   10 000 idle connections, each authenticated with one subscription: the server's
+//            RSS and V8 heap (after a full GC) with them minus before them, per connection.
+//            Goal < 20 KiB. Runs against any variant's server (its connect step).
+import { Agent, request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LatencyHook } from './messages.ts';
+import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
+
+export interface LatencyResult {
+  messages: number;
+  subscribers: number;
+  ratePerS: number;
+  deliveries: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** TCP segments the machine retransmitted during the phase (stalls of 200 ms or more). */
+  tcpRetransmits: number;
+}
+
+export interface MemoryResult {
+  connections: number;
+  connectMs: number;
+  rssBytesPerConnection: number;
+  heapBytesPerConnection: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function poster(hook: LatencyHook, sockets: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const target = new URL(hook.publishUrl);
+  return {
+    post: (body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            agent,
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: 'POST',
+            headers: { ...hook.headers, 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+    close: () => agent.destroy(),
+  };
+}
+
+export async function latencyPhase(
+  server: Server,
+  workers: Workers,
+  opts: {
+    channelPrefix: string;
+    channels: number;
+    subscribersPerChannel: number;
+    ratePerS: number;
+    durationS: number;
+  },
+  log: (line: string) => void,
+): Promise<LatencyResult> {
+  const hook = server.ready.latency!;
+  const channels = Array.from({ length: opts.channels }, (_, i) => `${opts.channelPrefix}c${i}`);
+  await workers.connect(
+    server.ready.url,
+    server.ready.client,
+    channels.map((channel) => ({ channel, clients: opts.subscribersPerChannel })),
+    true,
+  );
+  const http = poster(hook, 64);
+  const total = opts.ratePerS * opts.durationS;
+  const deliveredBefore = workers.delivered();
+  const retransBefore = tcpRetransSegs();
+  const startedMs = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  let logged = 0;
+  let failure: Error | null = null;
+  try {
+    while (sent < total && failure === null) {
+      const due = Math.min(total, Math.floor(((performance.now() - startedMs) / 1000) * opts.ratePerS));
+      while (sent < due) {
+        const i = sent++;
+        const body = JSON.stringify({
+          channel: channels[i % channels.length],
+          data: { t: performance.timeOrigin + performance.now(), i },
+        });
+        const p = http.post(body).then(
+          (status) => {
+            if (status < 200 || status > 299) failure ??= new Error(`publish answered ${status}`);
+          },
+          (err: Error) => {
+            failure ??= err;
+          },
+        );
+        inFlight.add(p);
+        void p.finally(() => inFlight.delete(p));
+      }
+      if (sent - logged >= opts.ratePerS) {
+        logged = sent;
+        log(`  latency: ${sent}/${total} published`);
+      }
+      await sleep(1);
+    }
+    await Promise.all(inFlight);
+    if (failure) throw failure;
+    const expected = total * opts.subscribersPerChannel;
+    const deadline = performance.now() + 30_000;
+    while (workers.delivered() - deliveredBefore < expected && performance.now() < deadline) await sleep(20);
+    await sleep(120);
+    const got = workers.delivered() - deliveredBefore;
+    if (got !== expected) throw new Error(`latency: ${got} of ${expected} deliveries arrived`);
+    const sorted = Float64Array.from(await workers.latencies()).sort();
+    return {
+      messages: total,
+      subscribers: opts.channels * opts.subscribersPerChannel,
+      ratePerS: opts.ratePerS,
+      deliveries: sorted.length,
+      p50Ms: percentile(sorted, 50),
+      p99Ms: percentile(sorted, 99),
+      maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+      tcpRetransmits: tcpRetransSegs() - retransBefore,
+    };
+  } finally {
+    http.close();
+    await workers.close();
+  }
+}
+
+export async function memoryPhase(
+  server: Server,
+  workers: Workers,
+  opts: { channelPrefix: string; connections: number; channels: number },
+  log: (line: string) => void,
+): Promise<MemoryResult> {
+  const before = await server.memory();
+  const perChannel = Math.ceil(opts.connections / opts.channels);
+  const assignments = Array.from({ length: opts.channels }, (_, i) => ({
+    channel: `${opts.channelPrefix}c${i}`,
+    clients: Math.min(perChannel, opts.connections - i * perChannel),
+  })).filter((a) => a.clients > 0);
+  try {
+    const connected = await workers.connect(server.ready.url, server.ready.client, assignments, false);
+    log(`  memory: ${connected.connections} connections in ${(connected.ms / 1000).toFixed(1)} s`);
+    // Let connection set-up garbage and timers settle before the second reading.
+    await sleep(2000);
+    const after = await server.memory();
+    return {
+      connections: connected.connections,
+      connectMs: connected.ms,
+      rssBytesPerConnection: (after.rss - before.rss) / connected.connections,
+      heapBytesPerConnection:
+        (after.heapUsed + after.external - before.heapUsed - before.external) / connected.connections,
+    };
+  } finally {
+    await workers.close();
+  }
+}

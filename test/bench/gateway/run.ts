@@ -1,0 +1,240 @@
+// `npm run bench:gateway`: realtime fan-out over WebSocket, the Lattice gateway beside a bare `ws`
+// server and Socket.IO with its Redis adapter, all fed over Redis pub/sub, in one run on this
+// machine, written to docs/benchmarks.md (its own section) with docs/benchmarks-gateway.svg.
+//   fan-out   two shapes: (a) 1 channel × 2 000 subscribers, (b) 100 channels × 20 subscribers;
+//             per server and shape a saturation phase (deliveries/s) and a fixed-rate phase
+//             (server CPU µs per delivery), fan-out.ts. Goals: lattice ≥ 0.7 × bare-ws and
+//             ≥ 1.5 × socketio; where the figures meet the load clients' cap (2 cores), the CPU
+//             per delivery is compared too (decisions.md, Benchmarks).
+//   latency   HTTP publish → push at 1 000 msg/s (lattice only, needs the full platform).
+//   memory    per idle authenticated connection with one subscription, 10 000 of them.
+// Each server is its own child process, started from its variant file; a variant whose start
+// fails is skipped with the reason (lattice until the gateway is wired: lattice-server.ts).
+// Rounds alternate the servers (reversed every other round); figures are medians over rounds.
+// Settings (environment, read here only):
+//   BENCH_ROUNDS (3)  BENCH_DURATION_S (5 per phase, after a 1 s ramp)  BENCH_WRITE (1: update docs)
+//   BENCH_VARIANTS (bare-ws,socketio,lattice)  BENCH_FIXED_RATE (20000 deliveries/s)
+//   BENCH_CLIENT_WORKERS (2)  BENCH_WINDOW (100000 deliveries outstanding at saturation)
+//   BENCH_SHAPES (a,b)  BENCH_LATENCY_S (10)  BENCH_MEMORY_CONNECTIONS (10000)
+//   BENCH_MEMORY_VARIANTS (lattice; add bare-ws or socketio for reference figures, each on a
+//     fresh server process of its own)
+//   BENCH_LATENCY_VARIANTS (lattice; bare-ws gives a floor: HTTP → Redis fan-out → ws)
+import { cpus, loadavg } from 'node:os';
+import { loadConfig, newId } from '@lattice/core';
+import { databaseUrlFor } from '@lattice/infra';
+import { FanOutRun, type PhaseResult, type Shape } from './fan-out.ts';
+import { createFeed } from './feed.ts';
+import type { ServerArgs, VariantName } from './messages.ts';
+import { type LatencyResult, latencyPhase, type MemoryResult, memoryPhase } from './platform-phases.ts';
+import { type Server, startServer, startWorkers, type Workers } from './processes.ts';
+import { type BenchReport, type RoundResult, writeReport } from './report.ts';
+
+const env = process.env;
+const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const list = (name: string, fallback: string) =>
+  (env[name] ?? fallback)
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+const settings = {
+  rounds: num('BENCH_ROUNDS', 3),
+  durationS: num('BENCH_DURATION_S', 5),
+  rampS: 1,
+  fixedDeliveriesPerS: num('BENCH_FIXED_RATE', 20_000),
+  windowDeliveries: num('BENCH_WINDOW', 100_000),
+  clientWorkers: num('BENCH_CLIENT_WORKERS', 2),
+  connectConcurrency: 50,
+  drainTimeoutMs: 20_000,
+  variants: list('BENCH_VARIANTS', 'bare-ws,socketio,lattice') as VariantName[],
+  shapes: list('BENCH_SHAPES', 'a,b'),
+  latencyS: num('BENCH_LATENCY_S', 10),
+  memoryConnections: num('BENCH_MEMORY_CONNECTIONS', 10_000),
+  memoryVariants: list('BENCH_MEMORY_VARIANTS', 'lattice') as VariantName[],
+  latencyVariants: list('BENCH_LATENCY_VARIANTS', 'lattice') as VariantName[],
+  write: env.BENCH_WRITE !== '0',
+};
+const SHAPES: Shape[] = [
+  { id: 'a', channels: 1, subscribersPerChannel: 2000 },
+  { id: 'b', channels: 100, subscribersPerChannel: 20 },
+];
+const LATENCY = { channels: 100, subscribersPerChannel: 10, ratePerS: 1000 };
+
+const log = (line: string) => process.stderr.write(`bench:gateway ${line}\n`);
+const baseConfig = loadConfig(env);
+const runId = newId().slice(0, 8);
+/** One epoch string for every channel of the run; channels are fresh per round and shape. */
+const epoch = `bench-${runId}`;
+
+async function fanOut(
+  server: Server,
+  workers: Workers,
+  shape: Shape,
+  round: number,
+  label: string,
+  phases: { fixed: boolean },
+): Promise<RoundResult> {
+  const prefix = server.ready.channelPrefix ?? 'bench:';
+  const channels = Array.from({ length: shape.channels }, (_, i) => `${prefix}r${round}-${shape.id}-c${i}`);
+  const connected = await workers.connect(
+    server.ready.url,
+    server.ready.client,
+    channels.map((channel) => ({ channel, clients: shape.subscribersPerChannel })),
+    false,
+  );
+  log(`  ${label}: ${connected.connections} connections subscribed in ${(connected.ms / 1000).toFixed(1)} s`);
+  const feed = createFeed(baseConfig.redisUrl, server.ready.feed, epoch);
+  try {
+    const run = new FanOutRun({ server, workers, feed, channels, shape, settings, log });
+    const saturation = await run.phase(`${label} saturation`, { kind: 'saturation' });
+    const fixed: PhaseResult | null = phases.fixed
+      ? await run.phase(`${label} fixed`, { kind: 'fixed', deliveriesPerS: settings.fixedDeliveriesPerS })
+      : null;
+    const line = (p: PhaseResult) =>
+      `${p.deliveriesPerS.toFixed(0).padStart(7)} deliveries/s, server ${p.serverCpuUsPerDelivery.toFixed(2)} µs/delivery (${p.serverCores.toFixed(2)} cores), clients ${p.clientCores.toFixed(2)}, feed ${p.feedCores.toFixed(2)}, redis ${p.redisCores.toFixed(2)} cores, ${p.tcpRetransmits} TCP retransmits`;
+    log(`${label} saturation: ${line(saturation)}`);
+    if (fixed)
+      log(`${label} fixed ${fixed.targetPerS}/s: ${line(fixed)}${fixed.fellBehind ? ' FELL BEHIND' : ''}`);
+    return { variant: server.name, shape: shape.id, round, connectMs: connected.ms, saturation, fixed };
+  } finally {
+    await feed.close();
+    await workers.close();
+  }
+}
+
+function serverArgs(variant: VariantName, suffix: string): ServerArgs {
+  return {
+    variant,
+    redisUrl: baseConfig.redisUrl,
+    redisKeyPrefix: `lattice-bench:${runId}-${variant}${suffix}:`,
+    productId: `bench-${runId}`,
+    databaseUrl: databaseUrlFor(baseConfig.databaseUrl, 'lattice_bench'),
+    latencyHook: settings.latencyVariants.includes(variant),
+  };
+}
+
+async function main(): Promise<void> {
+  log(`settings ${JSON.stringify(settings)}`);
+  const loadBefore = loadavg()[0] ?? 0;
+  const workers = await startWorkers(settings.clientWorkers, settings.connectConcurrency);
+  const servers: Server[] = [];
+  const skipped: Array<{ variant: VariantName; reason: string }> = [];
+  try {
+    for (const variant of settings.variants) {
+      const started = await startServer(serverArgs(variant, ''));
+      if ('failed' in started) {
+        log(`${variant}: SKIPPED, its server did not start: ${started.failed}`);
+        skipped.push({ variant, reason: started.failed });
+      } else {
+        log(`${variant}: server pid ${started.ready.pid} at ${started.ready.url}`);
+        servers.push(started);
+      }
+    }
+    if (servers.length === 0) throw new Error('no server started');
+    const shapes = SHAPES.filter((s) => settings.shapes.includes(s.id));
+
+    log('warming up (shape b, saturation only)…');
+    const saved = settings.durationS;
+    settings.durationS = 2;
+    for (const server of servers) {
+      await fanOut(server, workers, SHAPES[1]!, 0, `warmup ${server.name}`, { fixed: false });
+    }
+    settings.durationS = saved;
+
+    const rounds: RoundResult[] = [];
+    for (let round = 1; round <= settings.rounds; round++) {
+      // Alternating, reversed every other round, so drift on the machine hits every server alike.
+      const order = round % 2 === 1 ? servers : [...servers].reverse();
+      for (const shape of shapes) {
+        for (const server of order) {
+          rounds.push(
+            await fanOut(
+              server,
+              workers,
+              shape,
+              round,
+              `${server.name} ${shape.id} ${round}/${settings.rounds}`,
+              {
+                fixed: true,
+              },
+            ),
+          );
+        }
+      }
+    }
+
+    const latency = new Map<VariantName, LatencyResult>();
+    const memory = new Map<VariantName, MemoryResult>();
+    for (const server of servers) {
+      if (server.ready.latency === undefined) continue;
+      log(`${server.name} latency: ${LATENCY.ratePerS} msg/s over HTTP for ${settings.latencyS} s…`);
+      const r = await latencyPhase(
+        server,
+        workers,
+        {
+          channelPrefix: `${server.ready.channelPrefix ?? 'bench:'}lat-`,
+          ...LATENCY,
+          durationS: settings.latencyS,
+        },
+        log,
+      );
+      log(
+        `${server.name} latency: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms over ${r.deliveries} deliveries`,
+      );
+      latency.set(server.name, r);
+    }
+    for (const name of settings.memoryVariants.filter((v) => servers.some((s) => s.name === v))) {
+      // A fresh server process: its memory before the connections is that of an idle server,
+      // not one whose heap the fan-out phases grew.
+      const fresh = await startServer({ ...serverArgs(name, '-mem'), latencyHook: false });
+      if ('failed' in fresh) {
+        log(`${name} memory: SKIPPED, its server did not start: ${fresh.failed}`);
+        continue;
+      }
+      try {
+        log(`${name} memory: ${settings.memoryConnections} idle subscribed connections…`);
+        const r = await memoryPhase(
+          fresh,
+          workers,
+          {
+            channelPrefix: `${fresh.ready.channelPrefix ?? 'bench:'}mem-`,
+            connections: settings.memoryConnections,
+            channels: 100,
+          },
+          log,
+        );
+        log(
+          `${name} memory: ${(r.rssBytesPerConnection / 1024).toFixed(1)} KiB RSS, ${(r.heapBytesPerConnection / 1024).toFixed(1)} KiB heap+external per connection`,
+        );
+        memory.set(name, r);
+      } finally {
+        await fresh.stop();
+      }
+    }
+
+    const report: BenchReport = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown'}`,
+      settings,
+      shapes,
+      variants: servers.map((s) => s.name),
+      skipped,
+      rounds,
+      latency: [...latency].map(([variant, r]) => ({ variant, ...r })),
+      memory: [...memory].map(([variant, r]) => ({ variant, ...r })),
+      loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
+    };
+    for (const line of writeReport(report, settings.write)) log(line);
+  } finally {
+    for (const s of servers) await s.stop().catch(() => {});
+    workers.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
