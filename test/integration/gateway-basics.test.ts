@@ -179,6 +179,46 @@ describe('gateway: authentication, subscriptions and frames', function () {
     late.close();
   });
 
+  it('joins replay and live stream at the seam with no duplicate and no hole while messages keep coming', async () => {
+    const channel = 'chat:seam';
+    const token = await product.token('ann', [{ name: channel, ops: ALL_OPS }]);
+    await product.publish(channel, 1);
+    const { epoch } = await product.applied(channel, 1);
+    let published = 1;
+    const publishing = (async () => {
+      while (published < 400) {
+        const batch = Array.from({ length: Math.min(10, 400 - published) }, (_, i) => published + i + 1);
+        published += batch.length;
+        await Promise.all(batch.map((n) => product.publish(channel, n)));
+      }
+    })();
+    // Subscribers recover from cursors taken at different moments, while publishing goes on.
+    const subscribers: Array<{ socket: TestSocket; from: number }> = [];
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      // A cursor a client could hold: a little behind the channel's top as applied now.
+      const from = Math.max(1, (await product.applied(channel, 1)).top - 5);
+      const { socket } = await TestSocket.authed(gw.url, token);
+      socket.send({ id: 'sub', action: 'subscribe', channel, recover: { offset: from, epoch } });
+      subscribers.push({ socket, from });
+    }
+    await publishing;
+    for (const { socket, from } of subscribers) {
+      await socket.waitFor((f) => f.push === 'message' && f.offset === 400, 30_000, 'offset 400');
+      const replyAt = socket.frames.findIndex((f) => f.id === 'sub');
+      const firstPush = socket.frames.findIndex((f) => f.push === 'message');
+      const reply = socket.frames[replyAt]!.result as { recovered: boolean; messages: Frame[] };
+      expect(reply.recovered).to.equal(true);
+      expect(replyAt, 'the reply before any push').to.be.lessThan(firstPush);
+      const offsets = [
+        ...reply.messages.map((m) => m.offset),
+        ...socket.pushes('message').map((f) => f.offset),
+      ];
+      expect(offsets).to.deep.equal(Array.from({ length: 400 - from }, (_, i) => from + i + 1));
+      socket.close();
+    }
+  });
+
   it('answers invalid for an unparseable frame (without id), a second subscribe, and a bad channel', async () => {
     const token = await product.token('ann', [{ name: 'chat:x', ops: ALL_OPS }]);
     const { socket } = await TestSocket.authed(gw.url, token);
@@ -186,18 +226,26 @@ describe('gateway: authentication, subscriptions and frames', function () {
     const noId = await socket.waitFor((f) => 'error' in f);
     expect(noId).to.deep.equal({ error: { code: 'invalid', message: (noId.error as Frame).message } });
     expect(Object.hasOwn(noId, 'id')).to.equal(false);
+    // A JSON object without an id: the error has no id key either.
+    const before = socket.frames.length;
+    socket.send({ action: 'unsubscribe', channel: 'chat:x' });
+    const objectNoId = await socket.waitFor((f) => 'error' in f, 15_000, 'an error', before);
+    expect(Object.hasOwn(objectNoId, 'id')).to.equal(false);
     await socket.request({ action: 'subscribe', channel: 'chat:x' });
     const again = await socket.request({ action: 'subscribe', channel: 'chat:x' });
     expect((again.error as Frame).code).to.equal('invalid');
+    // The refused second subscribe leaves the first one live.
+    await product.publish('chat:x', 'still here');
+    expect((await socket.waitFor((f) => f.push === 'message')).data).to.equal('still here');
     const bad = await socket.request({ action: 'subscribe', channel: 'nocolon' });
     expect((bad.error as Frame).code).to.equal('invalid');
     const missing = await socket.request({ action: 'subscribe' });
     expect((missing.error as Frame).code).to.equal('invalid');
-    // An id of any JSON type is echoed as sent.
-    socket.send({ id: 'str-id', action: 'unsubscribe', channel: 'chat:none' });
-    socket.send({ id: { nested: [1] }, action: 'unsubscribe', channel: 'chat:none' });
-    expect((await socket.waitFor((f) => f.id === 'str-id')).result).to.deep.equal({});
-    expect((await socket.waitFor((f) => JSON.stringify(f.id) === '{"nested":[1]}')).result).to.deep.equal({});
+    // An id of any JSON type is echoed as sent, with the same type.
+    const ids = ['str-id', { nested: [1] }, null, false, 0, 7.5];
+    for (const id of ids) socket.send({ id, action: 'unsubscribe', channel: 'chat:none' });
+    const replies = await socket.waitForCount((f) => JSON.stringify(f.result) === '{}', ids.length);
+    expect(replies.map((f) => f.id)).to.deep.equal(ids);
     socket.close();
   });
 

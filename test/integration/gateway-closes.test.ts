@@ -3,6 +3,7 @@
 // 1009 and 1003, the heartbeat, the Origin check, and Redis outages filled from history. The
 // protocol's timers run on a ManualScheduler: time moves only when a test says.
 
+import { connect } from 'node:net';
 import { ManualScheduler } from '@lattice/core/testing';
 import { encodeFanOutMessage } from '@lattice/realtime-protocol';
 import { fanOutChannel } from '@lattice/redis';
@@ -139,7 +140,10 @@ describe('gateway: close codes, timers and outages', function () {
     let pings = 0;
     alive.ws.on('ping', () => pings++);
     for (let i = 0; i < 2; i++) {
+      const pinged = new Promise((resolve) => alive.ws.once('ping', resolve));
       scheduler.advance(25_000);
+      // The answering client's pong is on its way back once it saw the ping.
+      await pinged;
       await settle();
     }
     expect(silent.ws.readyState).to.equal(silent.ws.OPEN);
@@ -189,6 +193,77 @@ describe('gateway: close codes, timers and outages', function () {
     await slow.close();
   });
 
+  it('refills the client-event bucket at 5 a second: 200 ms after the burst, exactly one more', async () => {
+    const token = await product.token('ann', [{ name: 'room:bucket', ops: ALL_OPS }]);
+    const { socket } = await TestSocket.authed(gw.url, token);
+    const publish = () => socket.request({ action: 'publish', channel: 'room:bucket', data: 1 });
+    const burst = await socket.requestAll(
+      Array.from({ length: 11 }, () => ({ action: 'publish', channel: 'room:bucket', data: 1 })),
+    );
+    expect(burst.map((r) => errorCode(r) ?? 'ok')).to.deep.equal([...Array(10).fill('ok'), 'rate_limited']);
+    // Refused publishes took nothing: 199 ms later there is still no token, at 200 ms one.
+    expect(errorCode(await publish())).to.equal('rate_limited');
+    scheduler.advance(199);
+    expect(errorCode(await publish())).to.equal('rate_limited');
+    scheduler.advance(1);
+    expect((await publish()).result).to.deep.equal({});
+    expect(errorCode(await publish())).to.equal('rate_limited');
+    socket.close();
+  });
+
+  it('survives a peer that resets its connection while its upgrade is refused', async () => {
+    const strict = await h.startGateway({ limits: { allowedOrigins: ['https://app.example'] } });
+    for (let i = 0; i < 20; i++) {
+      const raw = connect(strict.gateway.port, '127.0.0.1');
+      await new Promise((resolve) => raw.once('connect', resolve));
+      raw.write(
+        'GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: https://evil.example\r\n\r\n',
+      );
+      raw.resetAndDestroy();
+    }
+    await settle();
+    const token = await product.token('ann', [{ name: 'room:o', ops: ALL_OPS }]);
+    const ok = await TestSocket.open(strict.url, { origin: 'https://app.example' });
+    ok.send({ id: 1, action: 'auth', token });
+    expect((await ok.waitFor((f) => f.id === 1)).result).to.include({ subject: 'ext:ann' });
+    ok.close();
+    await strict.close();
+  });
+
+  it('leaves presence on channels a swapped-in token no longer grants presence for, after the reply', async () => {
+    const token = await product.token('ann', [{ name: 'room:sp', ops: ALL_OPS }]);
+    const watcherToken = await product.token('wat', [{ name: 'room:sp', ops: ALL_OPS }]);
+    const { socket: watcher } = await TestSocket.authed(gw.url, watcherToken);
+    await watcher.request({ action: 'subscribe', channel: 'room:sp' });
+    const { socket } = await TestSocket.authed(gw.url, token);
+    await socket.request({ action: 'subscribe', channel: 'room:sp' });
+    await socket.request({ action: 'presence.enter', channel: 'room:sp' });
+    await watcher.waitFor((f) => f.push === 'presence' && f.action === 'join');
+    const narrower = await product.token('ann', [{ name: 'room:sp', ops: ['subscribe'] }]);
+    const mark = socket.frames.length;
+    expect((await socket.request({ action: 'auth', token: narrower })).result).to.include({
+      subject: 'ext:ann',
+    });
+    expect(socket.frames[mark]?.result, 'the reply comes first').to.include({ subject: 'ext:ann' });
+    const left = await watcher.waitFor((f) => f.push === 'presence' && f.action === 'leave');
+    expect((left.member as Frame).identity).to.equal('ext:ann');
+    // Still subscribed (subscribe is granted), but no presence pushes without the presence op.
+    await socket
+      .request({ action: 'subscribe', channel: 'room:sp' })
+      .then((r) => expect(errorCode(r)).to.equal('invalid'));
+    await watcher.request({ action: 'presence.enter', channel: 'room:sp' });
+    await product.publish('room:sp', 'after');
+    await socket.waitFor((f) => f.push === 'message');
+    expect(
+      socket
+        .pushes('presence')
+        .filter((f) => f.action === 'join' && (f.member as Frame).identity === 'ext:wat'),
+    ).to.deep.equal([]);
+    socket.close();
+    watcher.close();
+  });
+
   it('refuses upgrades from origins not listed when GATEWAY_ALLOWED_ORIGINS is set, and speaks no subprotocol', async () => {
     const strict = await h.startGateway({ limits: { allowedOrigins: ['https://app.example'] } });
     const token = await product.token('ann', [{ name: 'room:o', ops: ALL_OPS }]);
@@ -227,10 +302,13 @@ describe('gateway: close codes, timers and outages', function () {
       for (let i = 2; i <= 4; i++) await product.publish('room:out', i);
       await product.applied('room:out', 4);
       await proxy.start();
+      // Nothing published after the outage shows a gap: the resync alone brings 2..4.
+      const all = await socket.waitForCount((f) => f.push === 'message', 4);
+      expect(all.map((f) => f.offset)).to.deep.equal([1, 2, 3, 4]);
+      expect(all.map((f) => f.data)).to.deep.equal([1, 2, 3, 4]);
       await product.publish('room:out', 5);
-      const all = await socket.waitForCount((f) => f.push === 'message', 5);
-      expect(all.map((f) => f.offset)).to.deep.equal([1, 2, 3, 4, 5]);
-      expect(all.map((f) => f.data)).to.deep.equal([1, 2, 3, 4, 5]);
+      await socket.waitForCount((f) => f.push === 'message', 5);
+      expect(socket.pushes('message').map((f) => f.offset)).to.deep.equal([1, 2, 3, 4, 5]);
       socket.close();
     } finally {
       await behind.close();

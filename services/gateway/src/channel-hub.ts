@@ -28,6 +28,8 @@ export interface ChannelHub {
   leave(ref: ChannelId, listener: HubListener): void;
   /** Redis channels subscribed now. */
   channels(): number;
+  /** Connected, with the presence results subscribed. */
+  healthy(): boolean;
   /** Called after the subscriber connection came back: messages may have been missed meanwhile. */
   onResync(listener: () => void): void;
   close(): Promise<void>;
@@ -107,14 +109,43 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
     const result = decodePresenceResult(text);
     if (result) opts.onPresenceResult(result);
   });
+  // The presence results' pattern: subscribed at start and again whenever that failed (ioredis
+  // resubscribes after a reconnect only what Redis had confirmed).
+  const pattern = presenceResultPattern(keyPrefix, opts.connectionIdPrefix);
+  let patternSubscribed = false;
+  let presenceResults: Promise<unknown> = Promise.resolve();
+  const subscribePattern = () => {
+    presenceResults = subscriber.psubscribe(pattern).then(
+      () => {
+        patternSubscribed = true;
+      },
+      (err: unknown) => {
+        patternSubscribed = false;
+        log.error({ err }, 'presence result subscription failed; retried on the next use');
+        throw err;
+      },
+    );
+    presenceResults.catch(() => undefined);
+    return presenceResults;
+  };
+  subscribePattern();
+
   subscriber.on('ready', () => {
-    // ioredis subscribes again by itself after a reconnect; what was published meanwhile is
+    if (!patternSubscribed) subscribePattern();
+    if (!readyOnce) {
+      readyOnce = true;
+      return;
+    }
+    // ioredis subscribes again by itself after a reconnect, before anything sent now: once this
+    // PING answers, the channels are subscribed again, and what was published meanwhile is
     // found by the subscriptions reading history after their cursors.
-    if (readyOnce) for (const r of resyncs) r();
-    readyOnce = true;
+    subscriber.ping().then(
+      () => {
+        for (const r of resyncs) r();
+      },
+      (err: unknown) => log.warn({ err }, 'resync after a reconnect failed'),
+    );
   });
-  const presenceResults = subscriber.psubscribe(presenceResultPattern(keyPrefix, opts.connectionIdPrefix));
-  presenceResults.catch((err: unknown) => log.error({ err }, 'presence result subscription failed'));
 
   return {
     async join(ref, listener) {
@@ -135,7 +166,7 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
         });
       }
       try {
-        await Promise.all([pending, presenceResults]);
+        await Promise.all([pending, patternSubscribed ? undefined : subscribePattern()]);
       } catch (err) {
         this.leave(ref, listener);
         throw err;
@@ -152,6 +183,7 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
       subscriber.unsubscribe(name).catch((err: unknown) => log.warn({ err, name }, 'unsubscribe failed'));
     },
     channels: () => listeners.size,
+    healthy: () => subscriber.status === 'ready' && patternSubscribed,
     onResync(listener) {
       resyncs.push(listener);
     },
@@ -162,7 +194,7 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
       // The connection is its owner's to close; it is left with no subscription of this hub.
       await Promise.allSettled([
         ...(names.length > 0 ? [subscriber.unsubscribe(...names)] : []),
-        subscriber.punsubscribe(presenceResultPattern(keyPrefix, opts.connectionIdPrefix)),
+        subscriber.punsubscribe(pattern),
       ]);
     },
   };

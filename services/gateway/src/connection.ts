@@ -63,6 +63,9 @@ export interface ConnectionDeps {
   onClosed(connection: Connection): void;
 }
 
+/** Frames a connection may have waiting; beyond, its socket is not read until they are handled. */
+const MAX_PENDING_FRAMES = 64;
+
 /** A live message or a replayed entry: its position and its push frame. */
 interface Item {
   offset: number;
@@ -111,6 +114,9 @@ export class Connection {
   private readonly bucket: ClientEventBucket;
   private queue: Promise<void> = Promise.resolve();
   private authTimer: Timer | undefined;
+  private dropTimer: Timer | undefined;
+  /** Frames received and not yet handled. */
+  private pending = 0;
   private expiryTimer: Timer | undefined;
   private closing = false;
   /** The close code this side sent, which the metrics count (the peer may never echo it). */
@@ -132,12 +138,22 @@ export class Connection {
       { unref: true },
     );
     socket.on('message', (data, isBinary) => {
-      if (isBinary) {
-        this.closeWith(CLOSE_CODES.unsupportedData, 'binary frames are not supported');
-        return;
-      }
-      const text = data.toString();
-      this.queue = this.queue.then(() => this.handle(text));
+      // In arrival order, a binary frame's close included: frames before it are answered first.
+      const text = isBinary ? null : data.toString();
+      this.pending += 1;
+      // A client that sends faster than its frames are handled is not read until they are.
+      if (this.pending === MAX_PENDING_FRAMES) socket.pause();
+      this.queue = this.queue
+        .then(() =>
+          text === null
+            ? this.closeWith(CLOSE_CODES.unsupportedData, 'binary frames are not supported')
+            : this.handle(text),
+        )
+        .catch((err: unknown) => this.failed(err))
+        .finally(() => {
+          this.pending -= 1;
+          if (this.pending === MAX_PENDING_FRAMES - 1) socket.resume();
+        });
     });
     socket.on('pong', () => {
       this.missedPongs = 0;
@@ -157,7 +173,15 @@ export class Connection {
     this.sentCode = code;
     const { socket, scheduler } = this.deps;
     socket.close(code, reason);
-    scheduler.setTimeout(() => socket.terminate(), this.deps.limits.closeHandshakeMs, { unref: true });
+    this.dropTimer = scheduler.setTimeout(() => socket.terminate(), this.deps.limits.closeHandshakeMs, {
+      unref: true,
+    });
+  }
+
+  /** A bug, not a client's doing: logged, and the connection closed (1011) rather than stuck. */
+  private failed(err: unknown): void {
+    this.deps.logger.error({ err, connection: this.deps.id }, 'connection failed');
+    this.closeWith(1011, 'internal error');
   }
 
   /** Drops the socket without a closing handshake (a peer that stopped answering pings). */
@@ -205,10 +229,12 @@ export class Connection {
     const frame = parsed.frame;
     try {
       const result = await this.dispatch(frame, parsed.json);
+      if (this.closing) return;
       this.reply(resultReply(frame.id, result as never));
+      // What follows a reply comes after it: a subscription's pushes, a swap's consequences.
       if (frame.action === 'subscribe') this.start(frame.channel);
+      if (frame.action === 'auth') this.endUngranted();
     } catch (err) {
-      if (frame.action === 'subscribe') this.dropSubscription(frame.channel);
       if (err instanceof FrameError) this.reply(errorReply(err.code, err.message, frame.id));
       else {
         this.deps.logger.error({ err, connection: this.deps.id, action: frame.action }, 'frame failed');
@@ -236,6 +262,7 @@ export class Connection {
       this.closeWith(CLOSE_CODES.tryAgainLater, 'try again later');
       return;
     }
+    if (this.closing) return;
     if ('rejected' in check) {
       this.deps.metrics.authFailed(check.rejected);
       this.closeWith(CLOSE_CODES.token, `token refused: ${check.rejected}`);
@@ -329,6 +356,7 @@ export class Connection {
     } catch {
       throw new FrameError('unavailable', 'the token cannot be checked right now');
     }
+    if (this.closing) throw new FrameError('unavailable', 'the connection is closing');
     if ('rejected' in check) {
       this.deps.metrics.authFailed(check.rejected);
       throw new FrameError('invalid', `token refused: ${check.rejected}`);
@@ -338,6 +366,18 @@ export class Connection {
       throw new FrameError('forbidden', 'a swapped token must name the same product and subject');
     }
     this.adopt(check.claims);
+    return {
+      client: this.deps.id,
+      subject: check.claims.sub,
+      expires_at: new Date(check.claims.exp * 1000).toISOString(),
+    };
+  }
+
+  /**
+   * After a swap's reply: subscriptions the new token does not grant end with `unsubscribed`
+   * (reason `forbidden`), and presence entries on channels it does not grant `presence` are left.
+   */
+  private endUngranted(): void {
     for (const channel of [...this.subscriptions.keys()]) {
       if (this.allowed(channel, 'subscribe')) continue;
       this.dropSubscription(channel);
@@ -346,11 +386,6 @@ export class Connection {
     for (const channel of [...this.presence.keys()]) {
       if (!this.allowed(channel, 'presence')) this.leavePresence(channel, 'forbidden');
     }
-    return {
-      client: this.deps.id,
-      subject: check.claims.sub,
-      expires_at: new Date(check.claims.exp * 1000).toISOString(),
-    };
   }
 
   private async subscribe(channel: string, recover: { offset: number; epoch: string } | undefined) {
@@ -362,17 +397,22 @@ export class Connection {
       listener: (m) => this.onHubMessage(sub, m),
     };
     this.subscriptions.set(channel, sub);
+    let answer: Awaited<ReturnType<RealtimeHttp['reads']['history']>>;
     try {
-      await this.deps.hub.join(ref, sub.listener);
+      try {
+        await this.deps.hub.join(ref, sub.listener);
+      } catch (err) {
+        this.deps.logger.warn({ err, channel }, 'subscription to the fan-out failed');
+        throw new FrameError('unavailable', 'subscriptions are unavailable right now');
+      }
+      // Subscribed to the live stream first, then read: nothing published in between is missed.
+      const query = recover ? { offset: recover.offset, epoch: recover.epoch } : { last_n: 1 };
+      answer = await this.read(() => this.deps.realtime.reads.history({ ...this.readInput(channel), query }));
     } catch (err) {
-      this.deps.logger.warn({ err, channel }, 'subscription to the fan-out failed');
-      throw new FrameError('unavailable', 'subscriptions are unavailable right now');
+      // Only this frame's subscription is undone (a refused second subscribe never got here).
+      if (this.subscriptions.get(channel) === sub) this.dropSubscription(channel);
+      throw err;
     }
-    // Subscribed to the live stream first, then read: nothing published in between is missed.
-    const query = recover ? { offset: recover.offset, epoch: recover.epoch } : { last_n: 1 };
-    const answer = await this.read(() =>
-      this.deps.realtime.reads.history({ ...this.readInput(channel), query }),
-    );
     const result = subscribeReply(answer as HistoryResult, recover);
     // Live from the channel's top when the read ran (the replayed entries end there).
     this.pendingStart.set(channel, { offset: answer.top_offset, epoch: answer.epoch });
@@ -411,7 +451,7 @@ export class Connection {
     for (const action of actions) {
       if (this.subscriptions.get(sub.ref.channel) !== sub) return;
       if (action.type === 'push') this.send(action.message.frame(), 'message');
-      else if (action.type === 'fill') void this.fill(sub, action.after);
+      else if (action.type === 'fill') this.fill(sub, action.after).catch((err: unknown) => this.failed(err));
       else {
         this.dropSubscription(sub.ref.channel);
         this.send(
@@ -487,15 +527,25 @@ export class Connection {
   }
 
   private async presenceEnter(channel: string, infoJson: string | null, ttlSeconds: number) {
-    await this.presenceRequest(channel, {
-      action: 'enter',
-      connectionId: this.deps.id,
-      identity: this.claims!.sub,
-      infoJson,
-      ttlSeconds,
-      gatewayId: this.deps.gatewayId,
-    });
-    if (this.closing) return {};
+    try {
+      await this.presenceRequest(channel, {
+        action: 'enter',
+        connectionId: this.deps.id,
+        identity: this.claims!.sub,
+        infoJson,
+        ttlSeconds,
+        gatewayId: this.deps.gatewayId,
+      });
+    } catch (err) {
+      // Unanswered is not refused: the actor may still apply it, and nobody would keep it alive.
+      if (err instanceof FrameError && err.code === 'unavailable') this.sendLeave(channel, 'timeout');
+      throw err;
+    }
+    if (this.closing) {
+      // Closed while the actor applied it: the close's leaves did not know of this entry.
+      this.sendLeave(channel, 'disconnect');
+      return {};
+    }
     const previous = this.presence.get(channel);
     if (previous) this.deps.scheduler.clearTimer(previous.keepAlive);
     // Refreshed well before the lifetime ends; the refresh keeps whatever info the member has.
@@ -541,6 +591,11 @@ export class Connection {
     if (!entry) return;
     this.deps.scheduler.clearTimer(entry.keepAlive);
     this.presence.delete(channel);
+    this.sendLeave(channel, reason);
+  }
+
+  /** A leave nobody waits for; harmless when the connection is not in the roster. */
+  private sendLeave(channel: string, reason: string): void {
     this.deps.presence.send(this.ref(channel), { action: 'leave', connectionId: this.deps.id, reason });
   }
 
@@ -549,6 +604,7 @@ export class Connection {
     const { scheduler } = this.deps;
     scheduler.clearTimer(this.authTimer);
     scheduler.clearTimer(this.expiryTimer);
+    scheduler.clearTimer(this.dropTimer);
     for (const channel of [...this.subscriptions.keys()]) this.dropSubscription(channel);
     for (const channel of [...this.presence.keys()]) this.leavePresence(channel, 'disconnect');
     this.deps.metrics.closed(this.sentCode ?? code);

@@ -76,6 +76,16 @@ export function createGatewayDemo(settings: GatewayDemoSettings, deps: GatewayDe
       return true;
     }
     if (req.method !== 'POST' || (path !== '/demo/token' && path !== '/demo/messages')) return false;
+    // Only the demo page itself: a JSON body (which another site cannot send without a CORS
+    // preflight, answered by nobody here) from this origin when the browser names one.
+    const origin = req.headers.origin;
+    if (
+      !(req.headers['content-type'] ?? '').startsWith('application/json') ||
+      (origin !== undefined && origin !== `http://${req.headers.host}`)
+    ) {
+      refuse(res, 403, 'demo_only', 'the demo answers its own page only');
+      return true;
+    }
     const body = await readJson(req);
     const name = body?.name;
     if (typeof name !== 'string' || !NAME.test(name)) {
@@ -109,9 +119,8 @@ export function createGatewayDemo(settings: GatewayDemoSettings, deps: GatewayDe
       });
       json(res, 202, answer.body);
     } catch (err) {
-      const status = (err as { status?: number }).status ?? 503;
       log.warn({ err }, 'a demo call failed');
-      refuse(res, status, 'demo_failed', (err as Error).message);
+      refuse(res, 503, 'demo_failed', 'the demo could not do that right now');
     }
     return true;
   };

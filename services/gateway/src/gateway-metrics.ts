@@ -2,6 +2,7 @@
 // gateways on one registry. Pushes are counted in plain numbers on the hot path and moved into
 // the counter when scraped. Labels are bounded: environment, push kind, close code, auth reason.
 import type { Environment } from '@lattice/core';
+import { CLOSE_CODES } from '@lattice/realtime-protocol';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export type PushKind = 'message' | 'event' | 'presence' | 'unsubscribed';
@@ -32,6 +33,19 @@ interface Family {
 }
 
 const families = new WeakMap<Registry, Family>();
+
+/** The codes the gateway sends, and the RFC 6455 ones a peer or the network produces. */
+const KNOWN_CLOSE_CODES: ReadonlySet<number> = new Set([
+  ...Object.values(CLOSE_CODES),
+  1000,
+  1001,
+  1002,
+  1005,
+  1006,
+  1007,
+  1008,
+  1011,
+]);
 
 function familyOn(registry: Registry): Family {
   const existing = families.get(registry);
@@ -91,12 +105,12 @@ function familyOn(registry: Registry): Family {
 export function gatewayMetrics(registry: Registry, environment: Environment): GatewayMetrics {
   const f = familyOn(registry);
   const pending: Record<PushKind, number> = { message: 0, event: 0, presence: 0, unsubscribed: 0 };
-  f.flushers.add(() => {
+  const flush = () => {
     for (const push of Object.keys(pending) as PushKind[]) {
       if (pending[push] > 0) f.pushes.inc({ environment, push }, pending[push]);
       pending[push] = 0;
     }
-  });
+  };
   return {
     push(kind) {
       pending[kind] += 1;
@@ -105,14 +119,18 @@ export function gatewayMetrics(registry: Registry, environment: Environment): Ga
       if (count > 0) f.drops.inc({ environment }, count);
     },
     closed(code) {
-      f.closes.inc({ environment, code: String(code) });
+      // A peer's own close code (any of 3000-4999) would be an unbounded label.
+      f.closes.inc({ environment, code: KNOWN_CLOSE_CODES.has(code) ? String(code) : 'other' });
     },
     authFailed(reason) {
       f.authFailures.inc({ environment, reason });
     },
     watch(stats) {
       f.watched.set(environment, stats);
+      f.flushers.add(flush);
       return () => {
+        flush();
+        f.flushers.delete(flush);
         if (f.watched.get(environment) === stats) f.watched.delete(environment);
       };
     },

@@ -84,7 +84,7 @@ export function gatewayRole(
         ...gateway,
         // Without its fan-out connection a gateway accepts clients it cannot deliver to.
         health: (): RoleHealth =>
-          subscriber.status === 'ready'
+          gateway.healthy()
             ? { ok: true }
             : { ok: false, reason: `fan-out connection to Redis is ${subscriber.status}` },
       };

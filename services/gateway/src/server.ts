@@ -54,12 +54,14 @@ export interface RunningGateway {
   port: number;
   gatewayId: string;
   connections(): number;
+  /** Whether its fan-out subscriptions are in place (Redis connected, presence results subscribed). */
+  healthy(): boolean;
   /** Drains: 4100 to every connection, waits for them (bounded), then stops. */
   close(): Promise<void>;
 }
 
 function refuseUpgrade(socket: Duplex, status: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
 }
 
 export async function startGateway(settings: GatewaySettings, deps: GatewayDeps): Promise<RunningGateway> {
@@ -157,6 +159,8 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     );
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node takes its own error listener off an upgraded socket: a peer's reset must not throw.
+    socket.on('error', (err) => logger.debug({ err }, 'upgrade socket error'));
     if (draining) return refuseUpgrade(socket, '503 Service Unavailable');
     const origin = req.headers.origin;
     if (
@@ -196,6 +200,7 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     port,
     gatewayId,
     connections: () => connections.size,
+    healthy: () => hub.healthy(),
     async close() {
       if (draining) return;
       draining = true;
@@ -204,15 +209,11 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
         if (connections.size === 0) resolve();
         else idle.push(resolve);
       });
+      // Each connection gets 4100 behind what is buffered for it, and is dropped only when its
+      // closing handshake has not finished in 30 s (its own timer): so this wait is bounded.
       for (const c of connections) c.closeWith(CLOSE_CODES.draining, 'draining');
-      let timer: Timer | undefined;
-      const timedOut = new Promise<void>((resolve) => {
-        timer = scheduler.setTimeout(resolve, limits.drainTimeoutMs, { unref: true });
-      });
-      await Promise.race([allClosed, timedOut]);
-      scheduler.clearTimer(timer);
-      for (const c of connections) c.terminate();
-      // The leaves of the closed connections reach the channel actors before the producer stops.
+      await allClosed;
+      // Every close has sent its presence leaves; they reach Kafka before the producer stops.
       await presence.flush();
       stopWatching();
       await hub.close();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  MAX_BUFFERED,
   onFilled,
   onLive,
   onResync,
@@ -89,6 +90,13 @@ describe('gateway subscription logic', () => {
     expect(pushed(onFilled(s, { recovered: true, entries: [m(4), m(5)] }))).to.deep.equal([4, 5, 6]);
     // Nothing missed: nothing pushed, live again.
     expect(pushed(onFilled(s, { recovered: true, entries: [] }))).to.deep.equal([]);
+  });
+
+  it(`holds ${MAX_BUFFERED} live messages while starting and recovers at one more`, () => {
+    const s = startingSubscription<Positioned>();
+    for (let i = 1; i <= MAX_BUFFERED; i++) expect(onLive(s, m(i))).to.deep.equal([]);
+    expect(onLive(s, m(MAX_BUFFERED + 1))).to.deep.equal([{ type: 'recover' }]);
+    expect(s.buffer).to.deep.equal([]);
   });
 
   it('stops admitting buffered messages at a recover', () => {

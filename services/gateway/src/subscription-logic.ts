@@ -5,6 +5,9 @@
 // `buffer`, so a subscribe's reply goes out before its first push and no message is pushed twice
 // or skipped at the seam between history and the live stream.
 
+/** Live messages a subscription holds while it starts or fills a gap. */
+export const MAX_BUFFERED = 10_000;
+
 /** What the logic needs of a message: its position. */
 export interface Positioned {
   offset: number;
@@ -39,6 +42,11 @@ export function onLive<M extends Positioned>(
   message: M,
 ): SubscriptionAction<M>[] {
   if (state.phase !== 'live') {
+    // A start or a fill that takes too long on a busy channel: the client recovers instead.
+    if (state.buffer.length >= MAX_BUFFERED) {
+      state.buffer = [];
+      return [{ type: 'recover' }];
+    }
     state.buffer.push(message);
     return [];
   }

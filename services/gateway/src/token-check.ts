@@ -6,6 +6,8 @@ import { type RealtimeClaims, type SigningKeyStore, verifyRealtimeToken } from '
 
 export type TokenCheck = { claims: RealtimeClaims } | { rejected: string };
 
+const KID = /^(production|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function kidOf(token: string): string | null {
   const head = token.split('.', 1)[0] ?? '';
   try {
@@ -26,6 +28,9 @@ export async function checkToken(
 ): Promise<TokenCheck> {
   const kid = kidOf(token);
   if (kid === null) return { rejected: 'malformed' };
+  // Keys are named `<environment>-<uuid>` (signing-key-store.ts): anything else is no key of
+  // this environment, and costs no database read.
+  if (!KID.test(kid) || !kid.startsWith(`${environment}-`)) return { rejected: 'unknown_key' };
   const key = await keys.byKid(environment, kid);
   return verifyRealtimeToken(token, environment, () => key, nowMs);
 }

@@ -72,8 +72,6 @@ export interface GatewayLimits {
   pingIntervalMs: number;
   /** A connection whose unsent data exceeds this is closed with 4200. */
   sendBufferMaxBytes: number;
-  /** How long a draining gateway waits for its connections to close before it drops them. */
-  drainTimeoutMs: number;
 }
 
 export interface PublishQuotaSettings {
@@ -175,7 +173,6 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
       maxFrameBytes: int(env, 'GATEWAY_MAX_FRAME_BYTES', 65_536, 1024, 16 * 1024 * 1024),
       pingIntervalMs: int(env, 'GATEWAY_PING_INTERVAL_MS', 25_000, 100, 3_600_000),
       sendBufferMaxBytes: int(env, 'GATEWAY_SEND_BUFFER_MAX_BYTES', 1_048_576, 1024, 1024 * 1024 * 1024),
-      drainTimeoutMs: int(env, 'GATEWAY_DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     },
     smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),

@@ -1,7 +1,8 @@
 // The per-variant connect step of a load client: open one connection, subscribe it to one
 // channel, and hand every message push to `onPush` with the push's offset (and, in the latency
 // phase, its data's `t`). One function per client protocol (messages.ts ClientSetup):
-//   ws-json   raw `ws`: auth first when the variant gave a token (`{"id":1,"action":"auth",
+//   ws-json   raw `ws`: auth first when the variant gave a token, or a token endpoint that
+//             mints one per channel (`{"id":1,"action":"auth",
 //             "token"}`), then `{"id":2,"action":"subscribe","channel"}`, waiting for each
 //             `{id, result}` reply (an `error` reply fails the connect). Pushes are read from the
 //             frame's bytes (`"offset":` and `"t":`), not parsed whole: the clients are the
@@ -40,6 +41,17 @@ function offsetAt(bytes: Buffer, at: number): number {
     n = n * 10 + (c - 48);
   }
   return n;
+}
+
+/** A token for `channel` from the variant's token endpoint (the integrator's backend). */
+async function tokenFor(tokenUrl: string, channel: string): Promise<string> {
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ channel }),
+  });
+  if (!res.ok) throw new Error(`token for ${channel}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
 }
 
 async function connectWsJson(
@@ -89,7 +101,8 @@ async function connectWsJson(
   ws.once('close', (code) => {
     if (waiting !== null) waiting.resolve(JSON.stringify({ error: { code: 'closed', message: `${code}` } }));
   });
-  if (setup.token !== undefined) await request(1, { action: 'auth', token: setup.token });
+  const token = setup.tokenUrl !== undefined ? await tokenFor(setup.tokenUrl, channel) : setup.token;
+  if (token !== undefined) await request(1, { action: 'auth', token });
   await request(2, { action: 'subscribe', channel });
   return { close: () => ws.terminate() };
 }

@@ -1,46 +1,108 @@
-// lattice: the Lattice WebSocket gateway, fed over Redis pub/sub exactly as the channel actors
-// feed it (the runner publishes the fan-out encoding on `fanOutChannel`). NOT WIRED YET: the
-// gateway (services/gateway) is being written; until then this start throws and the runner
-// skips the variant with a line saying why.
-//
-// To wire it (the gateway engineer), replace the throw with, in this order:
-//   1. Config and shared services as test/bench/edge/bench-server.ts does for the edge:
-//        const config = loadConfig(process.env, { databaseUrl: args.databaseUrl,
-//          redisUrl: args.redisUrl, redisKeyPrefix: args.redisKeyPrefix, logLevel: 'warn', … });
-//        await ensureDatabase(args.databaseUrl, { logger });   // @lattice/infra; the runner does
-//        const db = createDb({ databaseUrl: args.databaseUrl, logger });  // not touch PostgreSQL
-//        await migrateLatest(db, logger);                       // for the baselines
-//        const shared = createRoleShared({ config, logger, registry: new Registry(), db });
-//   2. A product with a `bench` namespace in the production environment and a realtime token
-//      for it granting `subscribe` on `bench:*` (long `exp`: a run lasts minutes), minted the way
-//      the token endpoint mints it (bootstrapProduct + the namespace repository as
-//      test/bench/publish/run.ts does; the token via @lattice/realtime's token minting).
-//   3. The gateway role: const role = gatewayRole('production');
-//        const gateway = await role.start(role.configOf(config), shared);
-//   4. Return:
-//        ready: {
-//          url: gateway.url (ws://127.0.0.1:<port>),
-//          feed: { kind: 'lattice-fanout', redisKeyPrefix: args.redisKeyPrefix, productId },
-//          client: { protocol: 'ws-json', token },   // load clients send auth, then subscribe
-//          channelPrefix: 'bench:',                  // channels the token grants
-//          latency: { publishUrl, headers },         // when args.latencyHook, with edge + actors (below)
-//        },
-//        stop: gateway.close(), shared.close(), db.destroy()
-//   For the latency phase (publish over HTTP → browser; the runner sets args.latencyHook for the
-//   variants in BENCH_LATENCY_VARIANTS, lattice by default), also start the actors role and the
-//   production edge in this process or two more children (as test/bench/publish/bench-server.ts
-//   does, publish quota and per-IP limit raised), and return `latency: { publishUrl:
-//   `${edge.url}/${productId}/realtime/messages`, headers: { authorization: `Bearer ${publicKey}`,
-//   'content-type': 'application/json' } }`. The runner posts `{"channel":"bench:lat-c<i>",
-//   "data":{"t":<epoch ms>,"i":<n>}}` at 1 000/s to 100 fresh channels with 10 subscribers each
-//   and expects a 2xx; the channel actor must then give them offsets dense from 1 (fresh
-//   channels), which the load clients check. Use your own Kafka topic prefix for the run.
-//   The memory phase needs nothing more: the runner starts a fresh server from this file (its
-//   own redisKeyPrefix ending `-mem:`) and opens 10 000 connections with the connect step above
-//   (auth, then one subscribe each, to `bench:mem-c0` … `bench:mem-c99`).
-//   Everything the server logs goes to stderr; keep the log level at warn.
+// lattice: the Lattice WebSocket gateway (the `gateway` role as `lattice start gateway` runs it),
+// fed over Redis pub/sub exactly as the channel actors feed it (the runner publishes the fan-out
+// encoding on `fanOutChannel`). Its load clients get a token per channel from a token endpoint
+// served here, the integrator's backend minting through the realtime token service. For the
+// latency phase the actors and management roles run in a child process of their own
+// (lattice-platform.ts), and the runner publishes through the management API.
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createCatalogTopics } from '@lattice/actors';
+import { createRoleShared } from '@lattice/cli';
+import { createLogger, loadConfig, newId } from '@lattice/core';
+import { gatewayRole } from '@lattice/gateway';
+import { ensureDatabase } from '@lattice/infra';
+import { createPostgresNamespaceRepository } from '@lattice/realtime';
+import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
+import { Registry } from 'prom-client';
+import type { PlatformArgs } from './lattice-platform.ts';
 import { runServerChild } from './server-child.ts';
 
-runServerChild(async () => {
-  throw new Error('not wired yet: the gateway role (@lattice/gateway) is not in this branch');
+runServerChild(async (args) => {
+  const logger = createLogger({ name: 'bench-gateway-lattice', level: 'error' });
+  const kafkaTopicPrefix = `bench-gateway-${newId().slice(0, 8)}.`;
+  const config = loadConfig(process.env, {
+    databaseUrl: args.databaseUrl,
+    redisUrl: args.redisUrl,
+    redisKeyPrefix: args.redisKeyPrefix,
+    kafkaTopicPrefix,
+    logLevel: 'warn',
+  });
+  await ensureDatabase(args.databaseUrl, { logger });
+  const db = createDb({ databaseUrl: args.databaseUrl, logger, poolMax: 10 });
+  await migrateLatest(db, logger);
+  const shared = createRoleShared({ config, logger, registry: new Registry(), db });
+  const { product_id: productId, owner_token: ownerToken } = await bootstrapProduct(db, {
+    name: `bench-gateway-${newId()}`,
+  });
+  await createPostgresNamespaceRepository(db).put(productId, 'bench', {
+    presence: false,
+    clientEvents: false,
+    historyWindowSeconds: 3600,
+    archiveDays: 0,
+  });
+  const role = gatewayRole('production');
+  const gateway = await role.start({ ...role.configOf(config), port: 0 }, shared);
+
+  const tokens = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    try {
+      const { channel } = JSON.parse(body) as { channel: string };
+      const issued = await shared.realtime().tokens.issue({
+        productId,
+        environment: 'production',
+        body: { subject: 'bench', channels: [{ name: channel, ops: ['subscribe'] }], ttlSeconds: 3600 },
+      });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: issued.token }));
+    } catch (err) {
+      res.writeHead(400).end(String(err));
+    }
+  });
+  await new Promise<void>((resolve) => tokens.listen(0, '127.0.0.1', resolve));
+  const tokenPort = (tokens.address() as { port: number }).port;
+
+  let platform: ReturnType<typeof fork> | null = null;
+  let latency: { publishUrl: string; headers: Record<string, string> } | undefined;
+  if (args.latencyHook) {
+    await createCatalogTopics(config, shared.kafka('bench-topics'), logger);
+    const platformArgs: PlatformArgs = {
+      databaseUrl: args.databaseUrl,
+      redisUrl: args.redisUrl,
+      redisKeyPrefix: args.redisKeyPrefix,
+      kafkaTopicPrefix,
+    };
+    platform = fork(new URL('./lattice-platform.ts', import.meta.url), [JSON.stringify(platformArgs)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const managementUrl = await new Promise<string>((resolve, reject) => {
+      platform!.once('message', (m: { managementUrl: string }) => resolve(m.managementUrl));
+      platform!.once('exit', (code) => reject(new Error(`the platform child exited (${code})`)));
+    });
+    latency = {
+      publishUrl: `${managementUrl}/realtime/messages`,
+      headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    };
+  }
+
+  return {
+    ready: {
+      url: gateway.url,
+      feed: { kind: 'lattice-fanout', redisKeyPrefix: args.redisKeyPrefix, productId },
+      client: { protocol: 'ws-json', tokenUrl: `http://127.0.0.1:${tokenPort}/` },
+      channelPrefix: 'bench:',
+      ...(latency ? { latency } : {}),
+    },
+    async stop() {
+      if (platform) {
+        const exited = new Promise((resolve) => platform!.once('exit', resolve));
+        platform.send({ type: 'stop' });
+        await exited;
+      }
+      tokens.close();
+      await gateway.close();
+      await shared.close();
+      await db.destroy();
+    },
+  };
 });

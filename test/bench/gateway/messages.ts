@@ -35,7 +35,15 @@ export type ClientSetup =
    * `{"id":n,"action":"subscribe","channel"}`, each waiting for its `{id, result}` reply; pushes
    * are `{"push":"message","channel","id","offset","epoch","data","published_at"}` texts.
    */
-  | { protocol: 'ws-json'; token?: string }
+  | {
+      protocol: 'ws-json';
+      token?: string;
+      /**
+       * Where a client gets a token for its channel, as a browser asks its backend: POST
+       * `{"channel"}`, answer `{"token"}` (delegated tokens name concrete channels).
+       */
+      tokenUrl?: string;
+    }
   /** socket.io-client, websocket transport only; `subscribe` with an ack, pushes as `message` events. */
   | { protocol: 'socketio' };
 

@@ -53,7 +53,7 @@ export interface TestProduct {
   /** Publishes as the HTTP route does; resolves with the message id once durable in Kafka. */
   publish(channel: string, data: unknown, environment?: Environment): Promise<string>;
   /** Waits until the channel actor applied the channel's messages up to `offset`. */
-  applied(channel: string, offset: number): Promise<{ epoch: string }>;
+  applied(channel: string, offset: number): Promise<{ epoch: string; top: number }>;
 }
 
 export const ALL_OPS: Op[] = ['subscribe', 'publish', 'presence', 'history'];
@@ -69,13 +69,17 @@ export interface GatewayBase {
 export async function createGatewayBase(label: string): Promise<GatewayBase> {
   const base = await createRealtimeHttpBase(label);
   const gateways: TestGateway[] = [];
-  // The services products are made with (tokens, namespaces, publishes).
+  // The services products are made with (tokens, namespaces, publishes). The publish quota is
+  // out of the way: these tests publish thousands of messages in seconds.
   const services = createRoleShared({
     config: base.config,
     logger: base.logger,
     registry: new Registry(),
     db: base.db,
-    realtime: { policyCacheTtlMs: 0 },
+    realtime: {
+      policyCacheTtlMs: 0,
+      quota: { sustainedPerSecond: 1e9, windowMs: 10_000, burstPerWindow: 0, hardLimitPerWindow: 1e9 },
+    },
   });
   const realtime = services.realtime();
 
@@ -155,7 +159,7 @@ export async function createGatewayBase(label: string): Promise<GatewayBase> {
               channel,
               query: { last_n: 1 },
             });
-            if (read.top_offset >= offset) return { epoch: read.epoch };
+            if (read.top_offset >= offset) return { epoch: read.epoch, top: read.top_offset };
             if (Date.now() > deadline) throw new Error(`${channel} never reached offset ${offset}`);
             await sleep(25);
           }
