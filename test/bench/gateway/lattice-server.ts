@@ -2,8 +2,8 @@
 // fed over Redis pub/sub exactly as the channel actors feed it (the runner publishes the fan-out
 // encoding on `fanOutChannel`). Its load clients get a token per channel from a token endpoint
 // served here, the integrator's backend minting through the realtime token service. For the
-// latency phase the actors and management roles run in a child process of their own
-// (lattice-platform.ts), and the runner publishes through the management API.
+// latency phase the actors role and the production edge run in a child process of their own
+// (lattice-platform.ts), and the runner publishes through the edge with a public key.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createCatalogTopics } from '@lattice/actors';
@@ -11,6 +11,7 @@ import { createRoleShared } from '@lattice/cli';
 import { createLogger, loadConfig, newId } from '@lattice/core';
 import { gatewayRole } from '@lattice/gateway';
 import { ensureDatabase } from '@lattice/infra';
+import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
 import { createPostgresNamespaceRepository } from '@lattice/realtime';
 import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
 import { Registry } from 'prom-client';
@@ -31,7 +32,7 @@ runServerChild(async (args) => {
   const db = createDb({ databaseUrl: args.databaseUrl, logger, poolMax: 10 });
   await migrateLatest(db, logger);
   const shared = createRoleShared({ config, logger, registry: new Registry(), db });
-  const { product_id: productId, owner_token: ownerToken } = await bootstrapProduct(db, {
+  const { product_id: productId } = await bootstrapProduct(db, {
     name: `bench-gateway-${newId()}`,
   });
   await createPostgresNamespaceRepository(db).put(productId, 'bench', {
@@ -61,6 +62,18 @@ runServerChild(async (args) => {
   await new Promise<void>((resolve) => tokens.listen(0, '127.0.0.1', resolve));
   const tokenPort = (tokens.address() as { port: number }).port;
 
+  const minted = mintKey('lpk_');
+  await createPostgresPublicKeyRepository(db).create({
+    productId,
+    environment: 'production',
+    name: 'bench',
+    prefix: 'lpk_',
+    hash: minted.hash,
+    visible: minted.visible,
+    scope: { kind: 'toolkit', toolkit: 'realtime' },
+    createdBy: null,
+  });
+  const publicKey = minted.secret;
   let platform: ReturnType<typeof fork> | null = null;
   let latency: { publishUrl: string; headers: Record<string, string> } | undefined;
   if (args.latencyHook) {
@@ -75,13 +88,14 @@ runServerChild(async (args) => {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    const managementUrl = await new Promise<string>((resolve, reject) => {
-      platform!.once('message', (m: { managementUrl: string }) => resolve(m.managementUrl));
+    const edgeUrl = await new Promise<string>((resolve, reject) => {
+      platform!.once('message', (m: { edgeUrl: string }) => resolve(m.edgeUrl));
       platform!.once('exit', (code) => reject(new Error(`the platform child exited (${code})`)));
     });
+    // The integrator's backend key (the edge loads its key snapshot at start, after this).
     latency = {
-      publishUrl: `${managementUrl}/realtime/messages`,
-      headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+      publishUrl: `${edgeUrl}/${productId}/realtime/messages`,
+      headers: { authorization: `Bearer ${publicKey}`, 'content-type': 'application/json' },
     };
   }
 

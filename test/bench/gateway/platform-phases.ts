@@ -8,6 +8,8 @@
 //            Goal < 20 KiB. Runs against any variant's server (its connect step).
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fanOutChannelPattern } from '@lattice/redis';
+import { Redis } from 'ioredis';
 import type { LatencyHook } from './messages.ts';
 import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
 
@@ -21,6 +23,13 @@ export interface LatencyResult {
   maxMs: number;
   /** TCP segments the machine retransmitted during the phase (stalls of 200 ms or more). */
   tcpRetransmits: number;
+  /**
+   * The same messages seen on Redis pub/sub, before the WebSocket server: publish → fan-out
+   * (edge, Kafka, channel actor, PostgreSQL, Redis); the rest of the latency is the server's
+   * and its clients'.
+   */
+  atRedisP50Ms: number;
+  atRedisP99Ms: number;
 }
 
 export interface MemoryResult {
@@ -65,6 +74,7 @@ function poster(hook: LatencyHook, sockets: number) {
 export async function latencyPhase(
   server: Server,
   workers: Workers,
+  redisUrl: string,
   opts: {
     channelPrefix: string;
     channels: number;
@@ -82,6 +92,20 @@ export async function latencyPhase(
     channels.map((channel) => ({ channel, clients: opts.subscribersPerChannel })),
     true,
   );
+  // A tap on the fan-out the server receives: where the time goes before the server.
+  const atRedis: number[] = [];
+  const feed = server.ready.feed;
+  const tap = feed.kind === 'lattice-fanout' ? new Redis(redisUrl, { lazyConnect: false }) : null;
+  if (tap && feed.kind === 'lattice-fanout') {
+    tap.on('pmessage', (_pattern: string, _channel: string, text: string) => {
+      const at = text.indexOf('"t":');
+      if (at >= 0)
+        atRedis.push(performance.timeOrigin + performance.now() - Number.parseFloat(text.slice(at + 4)));
+    });
+    await tap.psubscribe(
+      fanOutChannelPattern(feed.redisKeyPrefix, feed.productId, 'production', opts.channelPrefix),
+    );
+  }
   const http = poster(hook, 64);
   const total = opts.ratePerS * opts.durationS;
   const deliveredBefore = workers.delivered();
@@ -126,7 +150,10 @@ export async function latencyPhase(
     const got = workers.delivered() - deliveredBefore;
     if (got !== expected) throw new Error(`latency: ${got} of ${expected} deliveries arrived`);
     const sorted = Float64Array.from(await workers.latencies()).sort();
+    const tapped = Float64Array.from(atRedis).sort();
     return {
+      atRedisP50Ms: percentile(tapped, 50),
+      atRedisP99Ms: percentile(tapped, 99),
       messages: total,
       subscribers: opts.channels * opts.subscribersPerChannel,
       ratePerS: opts.ratePerS,
@@ -137,6 +164,7 @@ export async function latencyPhase(
       tcpRetransmits: tcpRetransSegs() - retransBefore,
     };
   } finally {
+    tap?.disconnect();
     http.close();
     await workers.close();
   }

@@ -170,6 +170,7 @@ async function main(): Promise<void> {
       const r = await latencyPhase(
         server,
         workers,
+        baseConfig.redisUrl,
         {
           channelPrefix: `${server.ready.channelPrefix ?? 'bench:'}lat-`,
           ...LATENCY,
@@ -178,7 +179,7 @@ async function main(): Promise<void> {
         log,
       );
       log(
-        `${server.name} latency: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms over ${r.deliveries} deliveries`,
+        `${server.name} latency: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms over ${r.deliveries} deliveries (at Redis, before the server: p50 ${r.atRedisP50Ms.toFixed(1)} ms, p99 ${r.atRedisP99Ms.toFixed(1)} ms)`,
       );
       latency.set(server.name, r);
     }
