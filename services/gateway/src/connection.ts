@@ -60,7 +60,14 @@ export interface ConnectionDeps {
   scheduler: Scheduler;
   metrics: GatewayMetrics;
   logger: Logger;
+  /** Calls `flush()` on the connection once the current event-loop turn is over. */
+  flushAfterTurn(connection: Connection): void;
   onClosed(connection: Connection): void;
+}
+
+/** The TCP socket under a `ws` WebSocket (ws keeps it in `_socket`), to write a turn's frames at once. */
+function rawSocket(socket: WebSocket): { cork(): void; uncork(): void } | undefined {
+  return (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
 }
 
 /** Frames a connection may have waiting; beyond, its socket is not read until they are handled. */
@@ -119,6 +126,8 @@ export class Connection {
   private pending = 0;
   private expiryTimer: Timer | undefined;
   private closing = false;
+  /** The socket holds this turn's frames until `flush`. */
+  private corked = false;
   /** The close code this side sent, which the metrics count (the peer may never echo it). */
   private sentCode: number | undefined;
   /** Closed as a slow consumer: what it is not sent counts as dropped. */
@@ -173,6 +182,11 @@ export class Connection {
     this.sentCode = code;
     const { socket, scheduler } = this.deps;
     socket.close(code, reason);
+    // The close frame goes out behind the frames held for this turn.
+    if (this.corked) {
+      this.corked = false;
+      rawSocket(socket)?.uncork();
+    }
     this.dropTimer = scheduler.setTimeout(() => socket.terminate(), this.deps.limits.closeHandshakeMs, {
       unref: true,
     });
@@ -202,9 +216,26 @@ export class Connection {
       if (this.slow && kind === 'message') this.deps.metrics.dropped(1);
       return;
     }
+    // Frames sent within one event-loop turn leave in one write (see `flush`).
+    if (!this.corked) {
+      this.corked = true;
+      rawSocket(socket)?.cork();
+      this.deps.flushAfterTurn(this);
+    }
     socket.send(frame, { binary: false });
     if (kind) this.deps.metrics.push(kind);
-    if (socket.bufferedAmount > this.deps.limits.sendBufferMaxBytes) {
+  }
+
+  /**
+   * The turn's frames go to the kernel together; what it does not take stays in the send buffer,
+   * which is measured here, after the write, against its bound (4200 beyond it).
+   */
+  flush(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    const { socket } = this.deps;
+    rawSocket(socket)?.uncork();
+    if (!this.closing && socket.bufferedAmount > this.deps.limits.sendBufferMaxBytes) {
       this.deps.logger.info({ connection: this.deps.id }, 'slow consumer: send buffer over its bound');
       this.slow = true;
       this.closeWith(CLOSE_CODES.slowConsumer, 'slow consumer');

@@ -4,7 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Environment, GatewayLimits, Logger, Scheduler, Timer } from '@lattice/core';
+import {
+  createTurnBatcher,
+  type Environment,
+  type GatewayLimits,
+  type Logger,
+  type Scheduler,
+  type Timer,
+} from '@lattice/core';
 import type { ChannelCommandPublisher, RealtimeHttp } from '@lattice/realtime';
 import { CLOSE_CODES } from '@lattice/realtime-protocol';
 import { fanOutChannel } from '@lattice/redis';
@@ -105,6 +112,16 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     handleProtocols: () => false,
   });
 
+  // Connections written to in this turn, flushed together once it is over: a Redis read that
+  // carries several messages makes one write per socket, not one per message.
+  const toFlush = createTurnBatcher<Connection>(
+    (written) => {
+      for (const c of written) c.flush();
+    },
+    // Every message of one Redis read is dispatched in one task: its end is the turn's end here.
+    { boundary: 'microtask' },
+  );
+
   function accept(socket: WebSocket): void {
     const connection: Connection = new Connection({
       id: `${gatewayId}.${(nextConnection++).toString(36)}`,
@@ -125,6 +142,7 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
       scheduler,
       metrics,
       logger,
+      flushAfterTurn: (c) => toFlush.add(c),
       onClosed: (c) => {
         connections.delete(c);
         if (connections.size === 0) for (const waiter of idle.splice(0)) waiter();
