@@ -1,11 +1,11 @@
 // lattice: the Lattice WebSocket gateway (the `gateway` role as `lattice start gateway` runs it),
 // fed over Redis pub/sub exactly as the channel actors feed it (the runner publishes the fan-out
 // encoding on `fanOutChannel`). Its load clients get a token per channel from a token endpoint
-// served here, the integrator's backend minting through the realtime token service. For the
+// served by a child process (the integrator's backend, minting through the realtime token
+// service; its work is not the gateway's CPU or memory). For the
 // latency phase the actors role and the production edge run in a child process of their own
 // (lattice-platform.ts), and the runner publishes through the edge with a public key.
 import { fork } from 'node:child_process';
-import { createServer } from 'node:http';
 import { createCatalogTopics } from '@lattice/actors';
 import { createRoleShared } from '@lattice/cli';
 import { createLogger, loadConfig, newId } from '@lattice/core';
@@ -16,6 +16,7 @@ import { createPostgresNamespaceRepository } from '@lattice/realtime';
 import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
 import { Registry } from 'prom-client';
 import type { PlatformArgs } from './lattice-platform.ts';
+import type { TokenServerArgs } from './lattice-tokens.ts';
 import { runServerChild } from './server-child.ts';
 
 runServerChild(async (args) => {
@@ -44,23 +45,11 @@ runServerChild(async (args) => {
   const role = gatewayRole('production');
   const gateway = await role.start({ ...role.configOf(config), port: 0 }, shared);
 
-  const tokens = createServer(async (req, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    try {
-      const { channel } = JSON.parse(body) as { channel: string };
-      const issued = await shared.realtime().tokens.issue({
-        productId,
-        environment: 'production',
-        body: { subject: 'bench', channels: [{ name: channel, ops: ['subscribe'] }], ttlSeconds: 3600 },
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: issued.token }));
-    } catch (err) {
-      res.writeHead(400).end(String(err));
-    }
-  });
-  await new Promise<void>((resolve) => tokens.listen(0, '127.0.0.1', resolve));
-  const tokenPort = (tokens.address() as { port: number }).port;
+  const tokens = await startChild<{ url: string }>('./lattice-tokens.ts', {
+    databaseUrl: args.databaseUrl,
+    redisUrl: args.redisUrl,
+    productId,
+  } satisfies TokenServerArgs);
 
   const minted = mintKey('lpk_');
   await createPostgresPublicKeyRepository(db).create({
@@ -74,27 +63,19 @@ runServerChild(async (args) => {
     createdBy: null,
   });
   const publicKey = minted.secret;
-  let platform: ReturnType<typeof fork> | null = null;
+  let platform: Child<{ edgeUrl: string }> | null = null;
   let latency: { publishUrl: string; headers: Record<string, string> } | undefined;
   if (args.latencyHook) {
     await createCatalogTopics(config, shared.kafka('bench-topics'), logger);
-    const platformArgs: PlatformArgs = {
+    platform = await startChild<{ edgeUrl: string }>('./lattice-platform.ts', {
       databaseUrl: args.databaseUrl,
       redisUrl: args.redisUrl,
       redisKeyPrefix: args.redisKeyPrefix,
       kafkaTopicPrefix,
-    };
-    platform = fork(new URL('./lattice-platform.ts', import.meta.url), [JSON.stringify(platformArgs)], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    const edgeUrl = await new Promise<string>((resolve, reject) => {
-      platform!.once('message', (m: { edgeUrl: string }) => resolve(m.edgeUrl));
-      platform!.once('exit', (code) => reject(new Error(`the platform child exited (${code})`)));
-    });
+    } satisfies PlatformArgs);
     // The integrator's backend key (the edge loads its key snapshot at start, after this).
     latency = {
-      publishUrl: `${edgeUrl}/${productId}/realtime/messages`,
+      publishUrl: `${platform.ready.edgeUrl}/${productId}/realtime/messages`,
       headers: { authorization: `Bearer ${publicKey}`, 'content-type': 'application/json' },
     };
   }
@@ -103,20 +84,41 @@ runServerChild(async (args) => {
     ready: {
       url: gateway.url,
       feed: { kind: 'lattice-fanout', redisKeyPrefix: args.redisKeyPrefix, productId },
-      client: { protocol: 'ws-json', tokenUrl: `http://127.0.0.1:${tokenPort}/` },
+      client: { protocol: 'ws-json', tokenUrl: tokens.ready.url },
       channelPrefix: 'bench:',
       ...(latency ? { latency } : {}),
     },
     async stop() {
-      if (platform) {
-        const exited = new Promise((resolve) => platform!.once('exit', resolve));
-        platform.send({ type: 'stop' });
-        await exited;
-      }
-      tokens.close();
+      await platform?.stop();
+      await tokens.stop();
       await gateway.close();
       await shared.close();
       await db.destroy();
     },
   };
 });
+
+interface Child<R> {
+  ready: R;
+  stop(): Promise<void>;
+}
+
+/** A helper process of this server (tsx, IPC): resolves with its `ready` message. */
+async function startChild<R>(file: string, childArgs: object): Promise<Child<R>> {
+  const child = fork(new URL(file, import.meta.url), [JSON.stringify(childArgs)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<R>((resolve, reject) => {
+    child.once('message', (m: R) => resolve(m));
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+  });
+  return {
+    ready,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+}
