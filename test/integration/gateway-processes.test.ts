@@ -87,6 +87,16 @@ describe('gateway processes', function () {
       /^lattice_gateway_pushes_total\{environment="production",push="message"\} 150$/m,
     );
     expect((await fetch(`${a.metricsUrl}/healthz`)).status).to.equal(200);
+    // A gateway run alone serves no demo: its token route would mint without a credential.
+    for (const path of ['/demo', '/demo/lattice-realtime.js']) {
+      expect((await fetch(`${a.url.replace(/^ws/, 'http')}${path}`)).status, path).to.equal(426);
+    }
+    const demoToken = await fetch(`${a.url.replace(/^ws/, 'http')}/demo/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
+    expect(demoToken.status).to.equal(426);
 
     // The last local subscriber leaving drops the gateway's subscription.
     for (const c of clients.slice(0, 3)) await c.request({ action: 'unsubscribe', channel: 'room:two' });
