@@ -11,6 +11,7 @@ import { createLogger, loadConfig } from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
 import { createDb } from '@lattice/store';
 import { Registry } from 'prom-client';
+import { LIMIT_NEVER_REACHED, QUOTA_OUT_OF_THE_WAY } from '../support/bench-product.ts';
 
 export interface PlatformArgs {
   databaseUrl: string;
@@ -18,8 +19,6 @@ export interface PlatformArgs {
   redisKeyPrefix: string;
   kafkaTopicPrefix: string;
 }
-
-export const LIMIT_NEVER_REACHED = 1_000_000_000;
 
 const args = JSON.parse(process.argv[2] ?? '{}') as PlatformArgs;
 
@@ -41,14 +40,7 @@ async function main(): Promise<void> {
     logger,
     registry: new Registry(),
     db,
-    realtime: {
-      quota: {
-        sustainedPerSecond: LIMIT_NEVER_REACHED,
-        windowMs: 10_000,
-        burstPerWindow: 0,
-        hardLimitPerWindow: LIMIT_NEVER_REACHED,
-      },
-    },
+    realtime: { quota: QUOTA_OUT_OF_THE_WAY },
   });
   const actors = await actorsRole.start(actorsRole.configOf(config), shared);
   const role = edgeRole('production');

@@ -11,10 +11,9 @@ import { createRoleShared } from '@lattice/cli';
 import { createLogger, loadConfig, newId } from '@lattice/core';
 import { gatewayRole } from '@lattice/gateway';
 import { ensureDatabase } from '@lattice/infra';
-import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
-import { createPostgresNamespaceRepository } from '@lattice/realtime';
-import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
+import { createDb, migrateLatest } from '@lattice/store';
 import { Registry } from 'prom-client';
+import { benchProduct } from '../support/bench-product.ts';
 import type { PlatformArgs } from './lattice-platform.ts';
 import type { TokenServerArgs } from './lattice-tokens.ts';
 import { runServerChild } from './server-child.ts';
@@ -33,15 +32,7 @@ runServerChild(async (args) => {
   const db = createDb({ databaseUrl: args.databaseUrl, logger, poolMax: 10 });
   await migrateLatest(db, logger);
   const shared = createRoleShared({ config, logger, registry: new Registry(), db });
-  const { product_id: productId } = await bootstrapProduct(db, {
-    name: `bench-gateway-${newId()}`,
-  });
-  await createPostgresNamespaceRepository(db).put(productId, 'bench', {
-    presence: false,
-    clientEvents: false,
-    historyWindowSeconds: 3600,
-    archiveDays: 0,
-  });
+  const { productId, publicKey } = await benchProduct(db, `bench-gateway-${newId()}`);
   const role = gatewayRole('production');
   const gateway = await role.start({ ...role.configOf(config), port: 0 }, shared);
 
@@ -51,18 +42,6 @@ runServerChild(async (args) => {
     productId,
   } satisfies TokenServerArgs);
 
-  const minted = mintKey('lpk_');
-  await createPostgresPublicKeyRepository(db).create({
-    productId,
-    environment: 'production',
-    name: 'bench',
-    prefix: 'lpk_',
-    hash: minted.hash,
-    visible: minted.visible,
-    scope: { kind: 'toolkit', toolkit: 'realtime' },
-    createdBy: null,
-  });
-  const publicKey = minted.secret;
   let platform: Child<{ edgeUrl: string }> | null = null;
   let latency: { publishUrl: string; headers: Record<string, string> } | undefined;
   if (args.latencyHook) {

@@ -12,6 +12,7 @@ import { createLogger, loadConfig } from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
 import { createDb } from '@lattice/store';
 import { Registry } from 'prom-client';
+import { LIMIT_NEVER_REACHED, QUOTA_OUT_OF_THE_WAY } from '../support/bench-product.ts';
 
 export interface ServerArgs {
   role: 'actors' | 'edge';
@@ -24,7 +25,6 @@ export type ServerMessage =
   | { type: 'ready'; url: string | null }
   | { type: 'cpu'; userUs: number; systemUs: number };
 
-const LIMIT_NEVER_REACHED = 1_000_000_000;
 const args = JSON.parse(process.argv[2] ?? '{}') as ServerArgs;
 const send = (m: ServerMessage) => process.send?.(m);
 
@@ -45,14 +45,7 @@ async function main(): Promise<void> {
     logger,
     registry: new Registry(),
     db,
-    realtime: {
-      quota: {
-        sustainedPerSecond: LIMIT_NEVER_REACHED,
-        windowMs: 10_000,
-        burstPerWindow: 0,
-        hardLimitPerWindow: LIMIT_NEVER_REACHED,
-      },
-    },
+    realtime: { quota: QUOTA_OUT_OF_THE_WAY },
   });
   const stops: Array<() => Promise<void>> = [];
   let url: string | null = null;

@@ -20,16 +20,11 @@ import { fileURLToPath } from 'node:url';
 import { createLogger, loadConfig, newId, sleep } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { createKafka, loadCodec, TOPIC_CATALOG } from '@lattice/kafka';
-import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
-import {
-  type ChannelCommandRecord,
-  channelCommandKey,
-  createPostgresNamespaceRepository,
-  publishCommandRecord,
-} from '@lattice/realtime';
+import { type ChannelCommandRecord, channelCommandKey, publishCommandRecord } from '@lattice/realtime';
 import { closeRedis, createRedis, fanOutChannelPattern } from '@lattice/redis';
-import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
+import { benchProduct } from '../support/bench-product.ts';
 import { controlOf, nextMessage } from '../support/child-messages.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchResult, type Round, writeReport } from './report.ts';
@@ -343,30 +338,13 @@ async function main(): Promise<void> {
   const kafkaTopicPrefix = `bench-publish-${newId().slice(0, 8)}.`;
   const redisKeyPrefix = `lattice-bench:${newId()}:`;
   const kafka = createKafka({ brokers: baseConfig.kafkaBrokers, clientId: 'bench-publish-bare', logger });
-  const { product_id: productId } = await bootstrapProduct(db, { name: `bench-publish-${newId()}` });
-  await createPostgresNamespaceRepository(db).put(productId, 'bench', {
-    presence: false,
-    clientEvents: false,
-    historyWindowSeconds: 3600,
-    archiveDays: 0,
-  });
-  const minted = mintKey('lpk_');
-  await createPostgresPublicKeyRepository(db).create({
-    productId,
-    environment: 'production',
-    name: 'bench',
-    prefix: 'lpk_',
-    hash: minted.hash,
-    visible: minted.visible,
-    scope: { kind: 'toolkit', toolkit: 'realtime' },
-    createdBy: null,
-  });
+  const { productId, publicKey } = await benchProduct(db, `bench-publish-${newId()}`);
   const args = { databaseUrl, redisKeyPrefix, kafkaTopicPrefix };
   const servers: Servers = {
     actors: await startServer({ ...args, role: 'actors' }),
     edge: await startServer({ ...args, role: 'edge' }),
   };
-  const target = { productId, key: minted.secret, redisKeyPrefix };
+  const target = { productId, key: publicKey, redisKeyPrefix };
   const rounds: Round[] = [];
   try {
     log('warming up (the actors take their partitions)…');
