@@ -237,9 +237,9 @@ function enter(
   if (existing && cmd.keepAlive) {
     // A live connection's refresh: only its lifetime moves. Its member's info may have been
     // changed by another connection since the gateway last sent it, so the info is kept.
+    // Nobody waits for a keep-alive's answer: none is published.
     const roster = new Map(base.connections);
     roster.set(cmd.connectionId, { ...existing, expiresAtMs: ctx.nowMs + cmd.ttlSeconds * 1000 });
-    accept(effects, ctx, cmd, 'enter');
     return { ...base, connections: roster };
   }
   const before = connectionsOf(base.connections, cmd.identity);
