@@ -16,8 +16,31 @@ import type { Redis } from 'ioredis';
 /** A fan-out message as local connections receive it. */
 export interface HubMessage {
   message: FanOutMessage;
-  /** The push frame, built on first use and shared by every receiver. */
+  /** The push frame's text, built on first use and shared by every receiver. */
   frame(): Buffer;
+  /** The same as a whole WebSocket frame (header included), for writing to the socket as is. */
+  wire(): Buffer;
+}
+
+/**
+ * An unmasked, unfragmented text frame (RFC 6455 §5.2), built once per message rather than by
+ * `ws` once per receiving socket.
+ */
+export function textFrame(payload: Buffer): Buffer {
+  const length = payload.length;
+  const headerBytes = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(headerBytes + length);
+  frame[0] = 0x81; // FIN, opcode 1 (text)
+  if (length < 126) frame[1] = length;
+  else if (length < 65_536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(length), 2);
+  }
+  payload.copy(frame, headerBytes);
+  return frame;
 }
 
 export type HubListener = (m: HubMessage) => void;
@@ -96,11 +119,16 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
       return;
     }
     let frame: Buffer | undefined;
+    let wire: Buffer | undefined;
     const hubMessage: HubMessage = {
       message,
       frame: () => {
         frame ??= Buffer.from(pushFrameOf(text, message), 'utf8');
         return frame;
+      },
+      wire: () => {
+        wire ??= textFrame(hubMessage.frame());
+        return wire;
       },
     };
     for (const listener of [...set]) listener(hubMessage);

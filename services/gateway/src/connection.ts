@@ -66,8 +66,14 @@ export interface ConnectionDeps {
 }
 
 /** The TCP socket under a `ws` WebSocket (ws keeps it in `_socket`), to write a turn's frames at once. */
-function rawSocket(socket: WebSocket): { cork(): void; uncork(): void } | undefined {
-  return (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+interface RawSocket {
+  cork(): void;
+  uncork(): void;
+  write(data: Buffer): boolean;
+}
+
+function rawSocket(socket: WebSocket): RawSocket | undefined {
+  return (socket as unknown as { _socket?: RawSocket })._socket;
 }
 
 /** Frames a connection may have waiting; beyond, its socket is not read until they are handled. */
@@ -78,6 +84,8 @@ interface Item {
   offset: number;
   epoch: string;
   frame(): Buffer;
+  /** A live message's whole WebSocket frame, shared by every receiver. */
+  wire?: () => Buffer;
 }
 
 interface Subscription {
@@ -216,14 +224,34 @@ export class Connection {
       if (this.slow && kind === 'message') this.deps.metrics.dropped(1);
       return;
     }
-    // Frames sent within one event-loop turn leave in one write (see `flush`).
-    if (!this.corked) {
-      this.corked = true;
-      rawSocket(socket)?.cork();
-      this.deps.flushAfterTurn(this);
-    }
+    this.corkForTurn();
     socket.send(frame, { binary: false });
     if (kind) this.deps.metrics.push(kind);
+  }
+
+  /**
+   * A push built once for every receiver as a whole WebSocket frame, written to the TCP socket as
+   * is: `ws` would frame it again for each. Safe because `ws` writes its own frames synchronously
+   * (no permessage-deflate), so frames keep their order, and its buffered amount counts these.
+   */
+  private sendWire(wire: Buffer, kind: Parameters<GatewayMetrics['push']>[0]): void {
+    const { socket } = this.deps;
+    const raw = rawSocket(socket);
+    if (this.closing || socket.readyState !== socket.OPEN || !raw) {
+      if (this.slow && kind === 'message') this.deps.metrics.dropped(1);
+      return;
+    }
+    this.corkForTurn();
+    raw.write(wire);
+    this.deps.metrics.push(kind);
+  }
+
+  /** Frames sent within one event-loop turn leave in one write (see `flush`). */
+  private corkForTurn(): void {
+    if (this.corked) return;
+    this.corked = true;
+    rawSocket(this.deps.socket)?.cork();
+    this.deps.flushAfterTurn(this);
   }
 
   /**
@@ -466,23 +494,27 @@ export class Connection {
     const message = m.message;
     if (message.type === 'publication') {
       const { offset, epoch } = message.entry;
-      this.perform(sub, onLive(sub.state, { offset, epoch, frame: m.frame }));
+      this.perform(sub, onLive(sub.state, { offset, epoch, frame: m.frame, wire: m.wire }));
       return;
     }
     // Ephemeral pushes before the subscribe's reply are not the subscription's yet.
     if (sub.state.phase === 'starting') return;
     if (message.type === 'event') {
-      if (message.connectionId !== this.deps.id) this.send(m.frame(), 'event');
+      if (message.connectionId !== this.deps.id) this.sendWire(m.wire(), 'event');
     } else if (this.allowed(sub.ref.channel, 'presence')) {
-      this.send(m.frame(), 'presence');
+      this.sendWire(m.wire(), 'presence');
     }
   }
 
   private perform(sub: Subscription, actions: SubscriptionAction<Item>[]): void {
     for (const action of actions) {
       if (this.subscriptions.get(sub.ref.channel) !== sub) return;
-      if (action.type === 'push') this.send(action.message.frame(), 'message');
-      else if (action.type === 'fill') this.fill(sub, action.after).catch((err: unknown) => this.failed(err));
+      if (action.type === 'push') {
+        const { wire, frame } = action.message;
+        if (wire) this.sendWire(wire(), 'message');
+        else this.send(frame(), 'message');
+      } else if (action.type === 'fill')
+        this.fill(sub, action.after).catch((err: unknown) => this.failed(err));
       else {
         this.dropSubscription(sub.ref.channel);
         this.send(
