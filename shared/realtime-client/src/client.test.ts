@@ -289,9 +289,22 @@ describe('realtime client connection flow', () => {
     expect(await early).to.deep.equal({ data: [] });
 
     h.ws().serverClose(1011);
-    const late = h.client.publish('chat:a', 'x').catch((e: RealtimeError) => `${e.code}: ${e.message}`);
+    const late = h.client
+      .history('chat:a', { last_n: 1 })
+      .catch((e: RealtimeError) => `${e.code}: ${e.message}`);
     await h.timers.advance(5000);
     expect(await late).to.equal('unavailable: Not connected within 5000 ms');
+    await h.client.close();
+  });
+
+  it('refuses a client event made while disconnected at once: it is not queued', async () => {
+    const h = await harness();
+    const before = await h.client.publish('chat:a', 'x').catch((e: RealtimeError) => e.code);
+    expect(before).to.equal('unavailable');
+    await h.authenticate();
+    h.ws().serverClose(1011);
+    expect(await h.client.publish('chat:a', 'x').catch((e: RealtimeError) => e.code)).to.equal('unavailable');
+    expect(h.ws().sent.map((f) => JSON.parse(f).action)).to.deep.equal(['auth']);
     await h.client.close();
   });
 

@@ -114,6 +114,11 @@ class Client implements RealtimeClient {
   }
 
   async publish(channel: string, data: JsonValue): Promise<void> {
+    // A client event is of the moment ("typing…"): sent late after a reconnect it would mislead,
+    // so one made while disconnected fails at once instead of waiting for the next connection.
+    if (this.#state !== 'connected') {
+      throw new RealtimeError('unavailable', `Not connected (${this.#state}): client events are not queued`);
+    }
     await this.#outbox.request({ action: 'publish', channel, data });
   }
 
