@@ -290,9 +290,20 @@ describe('gateway: close codes, timers and outages', function () {
     const proxy = await startTcpProxy('127.0.0.1', Number(new URL(h.base.config.redisUrl).port || 6379));
     const behind = await h.startGateway({ config: { redisUrl: `redis://127.0.0.1:${proxy.port}` } });
     try {
-      const token = await product.token('ann', [{ name: 'room:out', ops: ALL_OPS }]);
+      const token = await product.token('ann', [
+        { name: 'room:out', ops: ALL_OPS },
+        { name: 'room:gone', ops: ALL_OPS },
+      ]);
       const { socket } = await TestSocket.authed(behind.url, token);
       await socket.request({ action: 'subscribe', channel: 'room:out' });
+      await socket.request({ action: 'subscribe', channel: 'room:gone' });
+      const gone = fanOutChannel(h.base.config.redisKeyPrefix, {
+        productId: product.productId,
+        environment: 'production',
+        channel: 'room:gone',
+      });
+      const numsub = async () => Number(((await h.base.redis.pubsub('NUMSUB', gone)) as [string, number])[1]);
+      expect(await numsub()).to.equal(1);
       await product.publish('room:out', 1);
       await socket.waitForCount((f) => f.push === 'message', 1);
       expect(behind.gateway.health()).to.deep.equal({ ok: true });
@@ -301,6 +312,10 @@ describe('gateway: close codes, timers and outages', function () {
       expect(behind.gateway.health().reason).to.match(/^fan-out connection to Redis is/);
       for (let i = 2; i <= 4; i++) await product.publish('room:out', i);
       await product.applied('room:out', 4);
+      // Unsubscribed while Redis is out of reach: the UNSUBSCRIBE cannot go through now.
+      expect((await socket.request({ action: 'unsubscribe', channel: 'room:gone' })).result).to.deep.equal(
+        {},
+      );
       await proxy.start();
       // Nothing published after the outage shows a gap: the resync alone brings 2..4.
       const all = await socket.waitForCount((f) => f.push === 'message', 4);
@@ -309,6 +324,10 @@ describe('gateway: close codes, timers and outages', function () {
       await product.publish('room:out', 5);
       await socket.waitForCount((f) => f.push === 'message', 5);
       expect(socket.pushes('message').map((f) => f.offset)).to.deep.equal([1, 2, 3, 4, 5]);
+      // The channel nobody holds any more is not subscribed again after the reconnect.
+      const deadline = Date.now() + 5_000;
+      while ((await numsub()) !== 0 && Date.now() < deadline) await settle();
+      expect(await numsub()).to.equal(0);
       socket.close();
     } finally {
       await behind.close();

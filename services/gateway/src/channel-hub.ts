@@ -158,8 +158,19 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
   };
   subscribePattern();
 
+  /** Channels whose UNSUBSCRIBE failed during an outage. */
+  const leftBehind = new Set<string>();
+
   subscriber.on('ready', () => {
     if (!patternSubscribed) subscribePattern();
+    const stale = [...leftBehind].filter((name) => !listeners.has(name));
+    leftBehind.clear();
+    if (stale.length > 0) {
+      subscriber.unsubscribe(...stale).catch((err: unknown) => {
+        log.warn({ err }, 'unsubscribe after reconnect failed');
+        for (const name of stale) leftBehind.add(name);
+      });
+    }
     if (!readyOnce) {
       readyOnce = true;
       return;
@@ -208,7 +219,12 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
       subscribed.delete(name);
       // Redis handles one connection's commands in order: a later SUBSCRIBE of the same channel
       // lands after this UNSUBSCRIBE.
-      subscriber.unsubscribe(name).catch((err: unknown) => log.warn({ err, name }, 'unsubscribe failed'));
+      subscriber.unsubscribe(name).catch((err: unknown) => {
+        // Redis may have the subscription still, and ioredis would restore it on reconnect:
+        // it is dropped again once the connection is back, unless someone joined meanwhile.
+        log.warn({ err, name }, 'unsubscribe failed; retried when Redis is back');
+        leftBehind.add(name);
+      });
     },
     channels: () => listeners.size,
     healthy: () => subscriber.status === 'ready' && patternSubscribed,
