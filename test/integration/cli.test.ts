@@ -2,6 +2,7 @@
 // hash; `lattice start` brings up every role, prints the demo product, serves it, stops cleanly
 // on SIGTERM and finds the same demo product on the next start.
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, sha256Hex } from '@lattice/core';
@@ -9,6 +10,7 @@ import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
+import nodemailer from 'nodemailer';
 import { freePort, run, startPlatform, stopPlatform } from '../support/lattice-process.ts';
 import { TestSocket } from './gateway/ws-client.ts';
 
@@ -112,6 +114,7 @@ describe('lattice command', function () {
         PUBLIC_DEV_URL: `http://127.0.0.1:${devEdgePort}`,
         GATEWAY_URL: `ws://127.0.0.1:${await freePort()}`,
         GATEWAY_DEV_URL: `ws://127.0.0.1:${await freePort()}`,
+        SMTP_SINK_PORT: String(await freePort()),
         REDIS_KEY_PREFIX: `${uniqueName('cli')}:`,
         LATTICE_DATA_DIR: mkdtempSync(join(tmpdir(), 'lattice-data-')),
         KAFKA_TOPIC_PREFIX: prefix,
@@ -207,6 +210,20 @@ describe('lattice command', function () {
         entries = (await history()).data;
       }
       expect(entries.map((e) => [e.offset, e.data])).to.deep.equal([[1, { text: 'hello' }]]);
+
+      // The local mailbox keeps what is sent to it, where the banner says.
+      const mailbox = join(env.LATTICE_DATA_DIR, 'mailbox');
+      expect(banner).to.include(`local mailbox    smtp://127.0.0.1:${env.SMTP_SINK_PORT} → ${mailbox}`);
+      const sent = await nodemailer
+        .createTransport({
+          host: '127.0.0.1',
+          port: Number(env.SMTP_SINK_PORT),
+          secure: false,
+          ignoreTLS: true,
+        })
+        .sendMail({ from: 'ann@demo.lattice.test', to: 'bob@example.com', subject: 'cli', text: 'kept' });
+      const kept = /queued as (\S+)/.exec(sent.response)?.[1];
+      expect(await readFile(join(mailbox, `${kept}.eml`), 'utf8')).to.include('Subject: cli');
 
       // A browser's way in: a delegated token from the edge names the gateway, which replays the
       // channel from a cursor and pushes what is published next.

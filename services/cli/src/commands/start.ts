@@ -4,6 +4,7 @@
 // production`. Each role comes from its service's role module; this file only picks them and
 // owns what they share.
 
+import { join } from 'node:path';
 import { actorsRole, createCatalogTopics } from '@lattice/actors';
 import { ENVIRONMENTS, type Environment, type Role, type RunningRole } from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
@@ -14,6 +15,7 @@ import { createDb, migrateLatest } from '@lattice/store';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { CommandContext } from '../context.ts';
 import { ensureDemoProduct } from '../demo-product.ts';
+import { startMailSink } from '../mail-sink.ts';
 import { startMetricsServer } from '../metrics-server.ts';
 import { createRoleShared, type RoleShared } from '../role-shared.ts';
 
@@ -132,6 +134,20 @@ export async function runStart(
   // The demo product exists before the roles start: the production gateway serves its demo.
   const demoProduct = role === undefined ? await ensureDemoProduct(db, config.dataDir) : null;
   const running: Running[] = [];
+  if (role === undefined) {
+    // The default smart host of a local platform: mail is kept where a developer can read it.
+    const sink = await startMailSink({
+      host: config.host,
+      port: config.smtpSinkPort,
+      dir: join(config.dataDir, 'mailbox'),
+      logger,
+    });
+    running.push({
+      name: 'mailbox',
+      url: `smtp://${config.host}:${sink.port} → ${sink.dir}`,
+      stop: () => sink.close(),
+    });
+  }
   const started: Array<{ module: RoleModule; role: RunningRole }> = [];
   for (const module of rolesOf(role, environments, demoProduct?.demo.product_id ?? null)) {
     const r = await module.start(module.configOf(config), shared);
@@ -178,6 +194,7 @@ function printBanner(
     `  gateway          ${urlOf('gateway-production')}  (production, WebSocket)`,
     `  dev gateway      ${urlOf('gateway-development')}  (development, WebSocket)`,
     `  realtime demo    ${urlOf('gateway-production').replace(/^ws/, 'http')}/demo  (open it in two tabs)`,
+    `  local mailbox    ${urlOf('mailbox')}  (the default smart host; one .eml per message)`,
     `  Kafka            ${config.kafkaBrokers.join(',')}`,
     `  Redis            ${withoutCredentials(config.redisUrl)}`,
     `  PostgreSQL       ${withoutCredentials(config.databaseUrl)}`,
