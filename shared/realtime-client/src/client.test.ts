@@ -93,11 +93,18 @@ const message = (channel: string, offset: number, epoch = 'e1') => ({
 });
 
 /** Subscribes and answers with the given position; returns the subscription. */
-/** The gateway drains (4100); the client reconnects at once and authenticates again. */
-async function reconnected(h: Harness): Promise<void> {
+/**
+ * The gateway drains (4100); the client reconnects at once and authenticates again. Answers the
+ * actions the client has sent on the new connection so far.
+ */
+async function reconnected(h: Harness): Promise<unknown[]> {
   h.ws().serverClose(4100);
   await settle();
   await h.authenticate();
+  return h
+    .ws()
+    .frames()
+    .map((f) => f.action);
 }
 
 async function subscribed(h: Harness, channel: string, epoch = 'e1', offset = 0, seen: number[] = []) {
@@ -379,13 +386,7 @@ describe('realtime client connection flow', () => {
     h.ws().receive({ id: frame.id, result: {} });
     await done;
     expect(seen).to.deep.equal([]);
-    await reconnected(h);
-    expect(
-      h
-        .ws()
-        .frames()
-        .map((f) => f.action),
-    ).to.deep.equal(['auth']);
+    expect(await reconnected(h)).to.deep.equal(['auth']);
     await h.client.close();
   });
 
@@ -395,13 +396,7 @@ describe('realtime client connection flow', () => {
     const p = h.client.subscribe('chat:secret');
     h.ws().receive({ id: h.ws().lastFrame().id, error: { code: 'forbidden', message: 'not granted' } });
     expect(await p.catch((e: RealtimeError) => e.code)).to.equal('forbidden');
-    await reconnected(h);
-    expect(
-      h
-        .ws()
-        .frames()
-        .map((f) => f.action),
-    ).to.deep.equal(['auth']);
+    expect(await reconnected(h)).to.deep.equal(['auth']);
     await h.client.close();
   });
 
