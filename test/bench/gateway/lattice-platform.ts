@@ -6,12 +6,8 @@
 // answers at most about 700 publishes a second (docs/benchmarks.md), so the edge with its
 // per-IP limit raised out of the way stands in: the same publish service behind another door.
 import { actorsRole } from '@lattice/actors';
-import { createRoleShared } from '@lattice/cli';
-import { createLogger, loadConfig } from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
-import { createDb } from '@lattice/store';
-import { Registry } from 'prom-client';
-import { LIMIT_NEVER_REACHED, QUOTA_OUT_OF_THE_WAY } from '../support/bench-product.ts';
+import { benchPlatform } from '../support/bench-product.ts';
 
 export interface PlatformArgs {
   databaseUrl: string;
@@ -23,25 +19,7 @@ export interface PlatformArgs {
 const args = JSON.parse(process.argv[2] ?? '{}') as PlatformArgs;
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env, {
-    databaseUrl: args.databaseUrl,
-    redisUrl: args.redisUrl,
-    redisKeyPrefix: args.redisKeyPrefix,
-    kafkaTopicPrefix: args.kafkaTopicPrefix,
-    publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
-    perIpRequestsPerMinute: LIMIT_NEVER_REACHED,
-    logLevel: 'warn',
-  });
-  // Errors only: kafkajs reports the leader moves of fresh topics as warnings.
-  const logger = createLogger({ name: 'bench-gateway-platform', level: 'error' });
-  const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
-  const shared = createRoleShared({
-    config,
-    logger,
-    registry: new Registry(),
-    db,
-    realtime: { quota: QUOTA_OUT_OF_THE_WAY },
-  });
+  const { config, db, shared } = benchPlatform(args, 'bench-gateway-platform');
   const actors = await actorsRole.start(actorsRole.configOf(config), shared);
   const role = edgeRole('production');
   const edge = await role.start({ ...role.configOf(config), keyChangeNotifications: false }, shared);

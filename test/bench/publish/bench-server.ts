@@ -7,12 +7,8 @@
 // The publish quota is raised out of the way (the benchmark measures the path, not the limit);
 // the per-IP limit too. The parent asks for CPU time over IPC.
 import { actorsRole } from '@lattice/actors';
-import { createRoleShared } from '@lattice/cli';
-import { createLogger, loadConfig } from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
-import { createDb } from '@lattice/store';
-import { Registry } from 'prom-client';
-import { LIMIT_NEVER_REACHED, QUOTA_OUT_OF_THE_WAY } from '../support/bench-product.ts';
+import { benchPlatform } from '../support/bench-product.ts';
 
 export interface ServerArgs {
   role: 'actors' | 'edge';
@@ -29,24 +25,7 @@ const args = JSON.parse(process.argv[2] ?? '{}') as ServerArgs;
 const send = (m: ServerMessage) => process.send?.(m);
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env, {
-    databaseUrl: args.databaseUrl,
-    redisKeyPrefix: args.redisKeyPrefix,
-    kafkaTopicPrefix: args.kafkaTopicPrefix,
-    publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
-    perIpRequestsPerMinute: LIMIT_NEVER_REACHED,
-    logLevel: 'warn',
-  });
-  // Errors only: kafkajs reports the leader moves of fresh topics as warnings.
-  const logger = createLogger({ name: 'bench-publish-server', level: 'error' });
-  const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
-  const shared = createRoleShared({
-    config,
-    logger,
-    registry: new Registry(),
-    db,
-    realtime: { quota: QUOTA_OUT_OF_THE_WAY },
-  });
+  const { config, db, shared } = benchPlatform(args, 'bench-publish-server');
   const stops: Array<() => Promise<void>> = [];
   let url: string | null = null;
   if (args.role === 'actors') {

@@ -1,9 +1,12 @@
 // What the realtime benchmarks set up the same way: a product with a `bench` namespace (an hour of
-// history, no presence, no client events) and a realtime public key for it, and the publish
-// quota raised out of the way (the benchmarks measure the path, not the limit).
+// history, no presence, no client events) and a realtime public key for it, and a platform
+// process with its limits out of the way (the benchmarks measure the path, not the limits).
+import { createRoleShared } from '@lattice/cli';
+import { createLogger, loadConfig } from '@lattice/core';
 import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
 import { createPostgresNamespaceRepository, type PublishQuota } from '@lattice/realtime';
-import { bootstrapProduct, type Db } from '@lattice/store';
+import { bootstrapProduct, createDb, type Db } from '@lattice/store';
+import { Registry } from 'prom-client';
 
 export const LIMIT_NEVER_REACHED = 1_000_000_000;
 
@@ -36,4 +39,39 @@ export async function benchProduct(db: Db, name: string): Promise<{ productId: s
     createdBy: null,
   });
   return { productId, publicKey: minted.secret };
+}
+
+export interface BenchPlatformArgs {
+  databaseUrl: string;
+  /** Default: the environment's (REDIS_URL) or the local one. */
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  kafkaTopicPrefix: string;
+}
+
+/**
+ * The configuration and shared resources of a benchmark's platform process: limits out of the
+ * way (publish quota, per-IP limit), logs at error (kafkajs reports the leader moves of fresh
+ * topics as warnings). The caller closes `shared`, then `db`.
+ */
+export function benchPlatform(args: BenchPlatformArgs, name: string) {
+  const config = loadConfig(process.env, {
+    databaseUrl: args.databaseUrl,
+    ...(args.redisUrl ? { redisUrl: args.redisUrl } : {}),
+    redisKeyPrefix: args.redisKeyPrefix,
+    kafkaTopicPrefix: args.kafkaTopicPrefix,
+    publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
+    perIpRequestsPerMinute: LIMIT_NEVER_REACHED,
+    logLevel: 'warn',
+  });
+  const logger = createLogger({ name, level: 'error' });
+  const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
+  const shared = createRoleShared({
+    config,
+    logger,
+    registry: new Registry(),
+    db,
+    realtime: { quota: QUOTA_OUT_OF_THE_WAY },
+  });
+  return { config, logger, db, shared };
 }
