@@ -29,9 +29,18 @@ export interface LatticeConfig {
   gatewayMetricsPorts: Record<Environment, number>;
   /** The WebSocket protocol's limits and timers at the gateway (decisions.md defaults). */
   gateway: GatewayLimits;
+  /** The smart host every email is handed to (SMTP_URL); `lattice start` points it at its sink. */
   smtpUrl: string;
   smtpSinkPort: number;
   inboundSmtpPort: number;
+  /** The mail toolkit's limits, timers and DNS settings (decisions.md "Mail"). */
+  mail: MailConfig;
+  /**
+   * LATTICE_SECRET_KEYS as given (`kid:base64url,…`, first current; secret-keyring.ts). Empty: the
+   * composition root keeps a generated one in `<dataDir>/secret-keys` (local use only; every host
+   * of a deployment must share the same value).
+   */
+  secretKeys: string;
   logLevel: LogLevel;
   /** Prefix of every Redis key and channel; tests use a unique one each. */
   redisKeyPrefix: string;
@@ -72,6 +81,23 @@ export interface GatewayLimits {
   pingIntervalMs: number;
   /** A connection whose unsent data exceeds this is closed with 4200. */
   sendBufferMaxBytes: number;
+}
+
+export interface MailConfig {
+  /** Sends per product per fixed 1 s window (MAIL_SEND_RATE_PER_SECOND). */
+  sendRatePerSecond: number;
+  /** Waits before each retry of a 4xx answer (MAIL_RETRY_DELAYS_MS); one attempt per value. */
+  retryDelaysMs: number[];
+  /** Resolvers for domain verification (DNS_SERVERS, `ip` or `ip:port`); empty: the system's. */
+  dnsServers: string[];
+  /** Host the return-path subdomain's MX record points at: the inbound receiver's public name. */
+  returnPathMx: string;
+  /** Domain the return-path subdomain's SPF record includes. */
+  spfInclude: string;
+  /** The inbound receiver refuses messages above this (552). */
+  inboundMaxBytes: number;
+  /** Connections of the pooled SMTP transport per actors process. */
+  smtpMaxConnections: number;
 }
 
 export interface PublishQuotaSettings {
@@ -120,6 +146,23 @@ function publishQuotaSettings(env: Env): PublishQuotaSettings {
     if (value !== undefined) settings[field] = value;
   }
   return settings;
+}
+
+/** A comma-separated list of integers, or the fallback when unset. */
+function intList(env: Env, name: string, fallback: number[], min: number, max: number): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < min || n > max))
+    throw new ConfigError(`${name} must be comma-separated integers from ${min} to ${max}, got "${raw}"`);
+  return values;
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 function str(env: Env, name: string, fallback: string): string {
@@ -177,6 +220,16 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),
     inboundSmtpPort: port('INBOUND_SMTP_PORT', 2526),
+    mail: {
+      sendRatePerSecond: int(env, 'MAIL_SEND_RATE_PER_SECOND', 10, 1, 1_000_000),
+      retryDelaysMs: intList(env, 'MAIL_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000], 0, 86_400_000),
+      dnsServers: list(env, 'DNS_SERVERS'),
+      returnPathMx: str(env, 'MAIL_RETURN_PATH_MX', 'mx.lattice.localhost'),
+      spfInclude: str(env, 'MAIL_SPF_INCLUDE', 'spf.lattice.localhost'),
+      inboundMaxBytes: int(env, 'INBOUND_SMTP_MAX_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+      smtpMaxConnections: int(env, 'SMTP_POOL_MAX_CONNECTIONS', 5, 1, 100),
+    },
+    secretKeys: str(env, 'LATTICE_SECRET_KEYS', ''),
     logLevel,
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'lattice:'),
     snapshotRefreshMs: int(env, 'PUBLIC_KEY_SNAPSHOT_REFRESH_MS', 30_000, 100, 3_600_000),

@@ -8,6 +8,7 @@ export type {
   Environment,
   GatewayLimits,
   LatticeConfig,
+  MailConfig,
   PublishQuotaSettings,
 } from './config.ts';
 export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';
@@ -20,6 +21,14 @@ export { retryWithBackoff } from './retry.ts';
 export type { Role, RoleHealth, RunningRole } from './role.ts';
 export type { Scheduler, Timer } from './scheduler.ts';
 export { systemScheduler } from './scheduler.ts';
+export type { SecretKeyring } from './secret-keyring.ts';
+export {
+  generateSecretKeyEntry,
+  openSecret,
+  parseSecretKeys,
+  SecretKeyError,
+  sealSecret,
+} from './secret-keyring.ts';
 export {
   constantTimeEqual,
   mintSecret,

@@ -6,6 +6,8 @@ export type { Codec } from './codec.ts';
 export { createCodec, loadCodec } from './codec.ts';
 export type { DeadLetter } from './dead-letters.ts';
 export { createKafkaDeadLetterSink } from './dead-letters.ts';
+export type { GroupCommitPublisher, GroupCommitPublisherOptions } from './group-commit-publisher.ts';
+export { createGroupCommitPublisher, PublishFailedError } from './group-commit-publisher.ts';
 export type { RecordProducer } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

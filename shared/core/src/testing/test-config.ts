@@ -4,7 +4,11 @@
 // products.
 import { type ConfigOverrides, type LatticeConfig, loadConfig } from '../config.ts';
 
-export const TEST_DATABASE = 'lattice_test';
+/**
+ * `lattice_test`, or LATTICE_TEST_DATABASE: two checkouts whose migrations differ (parallel work
+ * trees) each test in a database of their own on one server.
+ */
+export const TEST_DATABASE = process.env.LATTICE_TEST_DATABASE || 'lattice_test';
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/lattice';
 

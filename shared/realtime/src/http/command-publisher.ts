@@ -1,17 +1,14 @@
-// Producing Publish commands for the HTTP surfaces: "202 once durably in Kafka" with acks=all and
-// the idempotent producer (one request in flight), made fast by group commit: while one produce
-// request is in flight, the publishes that arrive queue up and go out together in the next one,
-// each caller answered when the request holding its record is acknowledged. Order is kept (FIFO,
-// one request at a time), so one publisher's publishes to a channel get increasing offsets.
-//
-// A publish not acknowledged within timeoutMs is answered as a failure (503). If its record was
-// still queued it is withdrawn, so it will never be published; if it was already in a request,
-// the outcome is unknown (it may still land): the Idempotency-Key retry reuses its message id
-// and the channel actor drops the second copy.
-import { errorMessage, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
-import type { Codec, RecordProducer } from '@lattice/kafka';
+// Producing channel commands for the HTTP surfaces and the gateways: the group-commit publisher
+// of @lattice/kafka keyed by channel, with a size estimate the inline JSON dominates.
+import {
+  createGroupCommitPublisher,
+  type GroupCommitPublisherOptions,
+  PublishFailedError,
+} from '@lattice/kafka';
 import type { ChannelCommandRecord } from '../channel/channel-command.ts';
 import { type ChannelId, channelCommandKey } from '../channel/channel-id.ts';
+
+export { PublishFailedError };
 
 export interface ChannelCommandPublisher {
   /** Resolves once the record is acknowledged by all in-sync replicas; rejects otherwise. */
@@ -19,41 +16,10 @@ export interface ChannelCommandPublisher {
   close(): Promise<void>;
 }
 
-export class PublishFailedError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'PublishFailedError';
-  }
-}
-
-export interface ChannelCommandPublisherOptions {
-  /** A connected producer, or how to connect one (on first use, again after a failed connect). */
-  producer: RecordProducer | (() => Promise<RecordProducer>);
-  /** Full topic name (with the deployment's prefix). */
-  topic: string;
-  codec: Codec<ChannelCommandRecord>;
-  logger: Logger;
-  /** Default 10 000. */
-  timeoutMs?: number;
-  /** Runs the publish timeouts. Default systemScheduler. */
-  scheduler?: Scheduler;
-  /** Records per produce request. Default 1000. */
-  maxBatchRecords?: number;
-  /**
-   * Approximate bytes per produce request (under the broker's 1 MiB message.max.bytes).
-   * Default 900 000; a record larger than that goes alone.
-   */
-  maxBatchBytes?: number;
-}
-
-interface Pending {
-  key: string;
-  value: ChannelCommandRecord;
-  bytes: number;
-  settled: boolean;
-  resolve(): void;
-  reject(err: Error): void;
-}
+export type ChannelCommandPublisherOptions = Omit<
+  GroupCommitPublisherOptions<ChannelCommandRecord>,
+  'sizeOf' | 'what'
+>;
 
 /** Encoded size estimate: the inline JSON dominates; the rest of a record is small. */
 function sizeOf(record: ChannelCommandRecord): number {
@@ -62,112 +28,9 @@ function sizeOf(record: ChannelCommandRecord): number {
 }
 
 export function createChannelCommandPublisher(opts: ChannelCommandPublisherOptions): ChannelCommandPublisher {
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const scheduler = opts.scheduler ?? systemScheduler;
-  const maxRecords = opts.maxBatchRecords ?? 1000;
-  const maxBytes = opts.maxBatchBytes ?? 900_000;
-  const log = opts.logger.child({ component: 'channel-command-publisher' });
-  const queue: Pending[] = [];
-  let flushing: Promise<void> | null = null;
-  let producer: RecordProducer | null = typeof opts.producer === 'function' ? null : opts.producer;
-  let connecting: Promise<RecordProducer> | null = null;
-  let closed = false;
-
-  async function connected(): Promise<RecordProducer> {
-    if (producer) return producer;
-    const connect = opts.producer as () => Promise<RecordProducer>;
-    connecting ??= connect().then(
-      (p) => {
-        producer = p;
-        connecting = null;
-        return p;
-      },
-      (err: unknown) => {
-        connecting = null;
-        throw err;
-      },
-    );
-    return connecting;
-  }
-
-  function takeBatch(): Pending[] {
-    const batch: Pending[] = [];
-    let bytes = 0;
-    while (queue.length > 0 && batch.length < maxRecords) {
-      const next = queue[0]!;
-      if (batch.length > 0 && bytes + next.bytes > maxBytes) break;
-      queue.shift();
-      if (next.settled) continue; // timed out while queued: withdrawn
-      batch.push(next);
-      bytes += next.bytes;
-    }
-    return batch;
-  }
-
-  async function flush(): Promise<void> {
-    while (queue.length > 0) {
-      const batch = takeBatch();
-      if (batch.length === 0) continue;
-      try {
-        const p = await connected();
-        await p.send(
-          opts.topic,
-          opts.codec,
-          batch.map((b) => ({ key: b.key, value: b.value })),
-        );
-        for (const b of batch) b.resolve();
-      } catch (err) {
-        log.warn({ err: errorMessage(err), records: batch.length }, 'producing channel commands failed');
-        const failure = new PublishFailedError(`producing failed: ${errorMessage(err)}`, { cause: err });
-        for (const b of batch) b.reject(failure);
-      }
-    }
-  }
-
-  function kick(): void {
-    if (flushing) return;
-    flushing = flush().finally(() => {
-      flushing = null;
-      // A publish queued after the loop's last check and before this point.
-      if (queue.some((p) => !p.settled)) kick();
-    });
-  }
-
+  const inner = createGroupCommitPublisher({ ...opts, sizeOf, what: 'channel commands' });
   return {
-    publish(id, record) {
-      if (closed) return Promise.reject(new PublishFailedError('the publisher is closed'));
-      return new Promise<void>((resolve, reject) => {
-        const timer = scheduler.setTimeout(() => {
-          entry.settled = true;
-          reject(new PublishFailedError(`not acknowledged within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const entry: Pending = {
-          key: channelCommandKey(id),
-          value: record,
-          bytes: sizeOf(record),
-          settled: false,
-          resolve: () => {
-            if (entry.settled) return;
-            entry.settled = true;
-            scheduler.clearTimer(timer);
-            resolve();
-          },
-          reject: (err) => {
-            if (entry.settled) return;
-            entry.settled = true;
-            scheduler.clearTimer(timer);
-            reject(err);
-          },
-        };
-        queue.push(entry);
-        kick();
-      });
-    },
-    async close() {
-      closed = true;
-      await flushing;
-      const p = producer ?? (connecting ? await connecting.catch(() => null) : null);
-      if (p && typeof opts.producer === 'function') await p.disconnect().catch(() => undefined);
-    },
+    publish: (id, record) => inner.publish(channelCommandKey(id), record),
+    close: () => inner.close(),
   };
 }

@@ -1,0 +1,25 @@
+// LATTICE_SECRET_KEYS for local use: when the deployment sets none, the platform's master secret
+// is generated once and kept in `<dataDir>/secret-keys` (mode 0600), so every role started from
+// the same folder (`lattice start`, tests, benchmarks) seals and signs with the same key. A
+// deployment of several hosts sets LATTICE_SECRET_KEYS on all of them instead.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  generateSecretKeyEntry,
+  type LatticeConfig,
+  parseSecretKeys,
+  type SecretKeyring,
+} from '@lattice/core';
+
+export function secretKeyringOf(config: Pick<LatticeConfig, 'secretKeys' | 'dataDir'>): SecretKeyring {
+  if (config.secretKeys !== '') return parseSecretKeys(config.secretKeys);
+  const file = join(config.dataDir, 'secret-keys');
+  mkdirSync(config.dataDir, { recursive: true });
+  try {
+    // 'wx': of two processes starting at once, exactly one writes; the other reads its key.
+    writeFileSync(file, `${generateSecretKeyEntry('local')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return parseSecretKeys(readFileSync(file, 'utf8').trim());
+}
