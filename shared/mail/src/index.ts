@@ -14,6 +14,14 @@ export {
   mailEventKey,
 } from './events/mail-event.ts';
 export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
+export {
+  emailIdFromMessageId,
+  emailIdFromVerp,
+  messageIdFor,
+  RETURN_PATH_LABEL,
+  returnPathDomain,
+  verpAddress,
+} from './return-path.ts';
 export { createPostgresSuppressionStore } from './suppression/suppression-store.postgres.ts';
 export type {
   Suppression,
