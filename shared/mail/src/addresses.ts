@@ -1,7 +1,7 @@
 // Mailboxes as integrators write them (`ann@example.org`, `Ann <ann@example.org>`), parsed once
 // with nodemailer's RFC 5322 address parser so what we validate is what the composer will write.
 // Rules keep the bare address lower-cased: suppression, domain checks and matching compare it.
-import addressparser from 'nodemailer/lib/addressparser/index.js';
+import addressparser from 'nodemailer/lib/addressparser';
 
 export interface Mailbox {
   /** Display name, '' when none. */

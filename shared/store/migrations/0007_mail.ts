@@ -64,13 +64,17 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     alter table mail_emails
       add constraint mail_emails_status_check check (status in ('queued', 'delivered', 'bounced', 'suppressed')),
-      add constraint mail_emails_send_state_check check (send_state in ('pending', 'deferred', 'requeued', 'done'))`);
+      add constraint mail_emails_send_state_check check (send_state in ('pending', 'sending', 'deferred', 'requeued', 'done'))`);
   // The retry job's and the orphan sweep's scans.
   await knex.raw(
     `create index mail_emails_deferred on mail_emails (send_next_attempt_at) where send_state = 'deferred'`,
   );
   await knex.raw(
     `create index mail_emails_unsent on mail_emails (created_at) where send_state = 'pending' and status = 'queued'`,
+  );
+  await knex.raw(
+    `create index mail_emails_suppressed_unsent on mail_emails (created_at)
+       where status = 'suppressed' and send_attempts = 0 and last_event_type is null`,
   );
 
   await knex.schema.createTable('mail_email_events', (t) => {

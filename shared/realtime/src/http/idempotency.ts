@@ -16,21 +16,13 @@
 import { randomUUID } from 'node:crypto';
 import { type Environment, sleep } from '@lattice/core';
 import { realtimeIdempotencyKeys, runScript } from '@lattice/redis';
+
+export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem } from '@lattice/http';
+
 import type { Redis } from 'ioredis';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 5 * 60_000;
-export const IDEMPOTENCY_KEY_MAX = 255;
-
-/** Why an Idempotency-Key header value is unusable, or null. */
-export function idempotencyKeyProblem(value: string): string | null {
-  if (value.length < 1 || value.length > IDEMPOTENCY_KEY_MAX)
-    return `must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`;
-  if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value))
-    return 'may contain only printable ASCII characters';
-  return null;
-}
-
 export type IdempotencyClaim =
   | { kind: 'replay'; id: string; channel: string }
   | {

@@ -1,0 +1,96 @@
+// What a send body means once its JSON Schema (schemas/http/mail-email-send.json) passed: the
+// checks a schema cannot express, each answered as a validation error naming its field, so the
+// edge and the management API refuse a body alike.
+import type { FieldError } from '@lattice/core';
+import { HTTP_ERRORS } from '@lattice/http';
+import { type Mailbox, parseMailbox } from '../addresses.ts';
+
+/** The body as the schema admits it. */
+export interface SendEmailBody {
+  from: string;
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  reply_to?: string;
+  headers?: Record<string, string>;
+  tags?: Array<{ name: string; value: string }>;
+}
+
+export interface SendRequest {
+  from: Mailbox;
+  to: Mailbox;
+  replyTo: Mailbox | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  tags: Array<{ name: string; value: string }>;
+}
+
+/**
+ * Headers the platform writes (or that would change who receives the message or how it is
+ * read): an integrator's copy would contradict ours or smuggle recipients in.
+ */
+const RESERVED_HEADERS = new Set(
+  [
+    'from',
+    'to',
+    'cc',
+    'bcc',
+    'subject',
+    'reply-to',
+    'sender',
+    'date',
+    'message-id',
+    'return-path',
+    'received',
+    'mime-version',
+    'dkim-signature',
+    'list-unsubscribe',
+    'list-unsubscribe-post',
+    'in-reply-to',
+    'references',
+  ].map((h) => h.toLowerCase()),
+);
+
+const MAILBOX_MESSAGE = 'must be one email address, optionally with a display name';
+
+function isReserved(name: string): boolean {
+  const lower = name.toLowerCase();
+  return RESERVED_HEADERS.has(lower) || lower.startsWith('content-') || lower.startsWith('x-lattice-');
+}
+
+/** Throws a 400 validation_error listing every field that is wrong. */
+export function checkSendBody(body: SendEmailBody): SendRequest {
+  const fields: FieldError[] = [];
+  const mailbox = (path: string, value: string | undefined): Mailbox | null => {
+    if (value === undefined) return null;
+    const parsed = parseMailbox(value);
+    if (!parsed) fields.push({ path, message: MAILBOX_MESSAGE });
+    return parsed;
+  };
+  const from = mailbox('body.from', body.from);
+  const to = mailbox('body.to', body.to);
+  const replyTo = mailbox('body.reply_to', body.reply_to);
+  if (body.html === undefined && body.text === undefined)
+    fields.push({ path: 'body.html', message: 'an email needs html or text (or both)' });
+  const headers = body.headers ?? {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (isReserved(name))
+      fields.push({ path: `body.headers.${name}`, message: 'is written by the platform' });
+    else if (/[\r\n]/.test(value))
+      fields.push({ path: `body.headers.${name}`, message: 'must not contain line breaks' });
+  }
+  if (fields.length > 0 || !from || !to) throw HTTP_ERRORS.validation(fields);
+  return {
+    from,
+    to,
+    replyTo,
+    subject: body.subject,
+    html: body.html ?? null,
+    text: body.text ?? null,
+    headers,
+    tags: body.tags ?? [],
+  };
+}
