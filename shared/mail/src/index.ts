@@ -2,6 +2,18 @@
 export type { Mailbox } from './addresses.ts';
 export { isDomainName, normalizedAddress, parseMailbox } from './addresses.ts';
 export type {
+  EmailAcceptor,
+  SendAnswer,
+  SendInput,
+  SendingDomain,
+  SendingDomains,
+} from './emails/email-acceptor.ts';
+export { createEmailAcceptor, SUPPRESSED_AT_ACCEPT, sendRatePolicy } from './emails/email-acceptor.ts';
+export type { MailOutboundRecord } from './emails/outbound-record.ts';
+export { derivedEventId, mailOutboundCodec } from './emails/outbound-record.ts';
+export type { SendEmailBody, SendRequest } from './emails/send-request.ts';
+export { checkSendBody } from './emails/send-request.ts';
+export type {
   BounceKind,
   MailEventPublisher,
   MailEventRecord,
@@ -13,6 +25,11 @@ export {
   mailEventCodec,
   mailEventKey,
 } from './events/mail-event.ts';
+export type { EmailView, MailHttp } from './http/mail-http.ts';
+export type { MailHttpMetrics } from './http/mail-http-metrics.ts';
+export { mailHttpMetrics } from './http/mail-http-metrics.ts';
+export type { MailHttpRuntime, MailHttpRuntimeDeps, MailHttpSettings } from './http/mail-http-runtime.ts';
+export { mailHttpSettingsOf, startMailHttpRuntime } from './http/mail-http-runtime.ts';
 export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
 export {
   emailIdFromMessageId,
@@ -22,6 +39,19 @@ export {
   returnPathDomain,
   verpAddress,
 } from './return-path.ts';
+export type { DkimKey, EmailLinks, MessageBuilder, SigningKeys } from './sender/message-builder.ts';
+export { createMessageBuilder } from './sender/message-builder.ts';
+export { MAIL_SENDER_KIND, mailSenderActorKind } from './sender/sender-actor.ts';
+export type { SendState } from './sender/sender-logic.ts';
+export type { SenderMetrics } from './sender/sender-metrics.ts';
+export { senderMetrics } from './sender/sender-metrics.ts';
+export { createPostgresSenderStore } from './sender/sender-store.postgres.ts';
+export type { SenderEmail, SenderStore } from './sender/sender-store.ts';
+export { createSenderSweeps } from './sender/sender-sweeps.ts';
+export type { SmtpOutcome } from './sender/smtp-outcome.ts';
+export { providerMessageIdOf, smtpOutcomeOf } from './sender/smtp-outcome.ts';
+export type { MailTransport, SmtpTransportOptions } from './sender/smtp-transport.ts';
+export { createSmtpTransport } from './sender/smtp-transport.ts';
 export { createPostgresSuppressionStore } from './suppression/suppression-store.postgres.ts';
 export type {
   Suppression,

@@ -10,36 +10,13 @@
 //   GET  /channels/{channel}/history          200 {data, epoch, top_offset, recovered}
 //   GET  /channels/{channel}/presence         200 {data}
 //   GET  /channels/{channel}/presence/stats   200 {members, connections}
-import { ApiError } from '@lattice/core';
 import type { PublicHandlers } from '@lattice/http';
 import type { PublishMessageBody, RealtimeHttp, TokenRequestBody } from '@lattice/realtime';
-import type { Request, Response } from 'express';
+import { headerOf, withEdgeRateLimits, withEdgeRateLimitsOnRefusal } from '../edge-rate-limits.ts';
 
 export interface RealtimeToolkitDeps {
   /** The shared realtime services (startRealtimeHttpRuntime(...).http). */
   realtime: RealtimeHttp;
-}
-
-const RATE_LIMIT_FIELDS = ['RateLimit-Policy', 'RateLimit'] as const;
-
-/**
- * Both limits apply to a publish (per-IP and the product's quota): the edge set the per-IP
- * members of the RateLimit fields; the quota's are appended to the same Structured Field Lists.
- */
-function withEdgeRateLimits(res: Response, headers: Record<string, string>): Record<string, string> {
-  const merged = { ...headers };
-  for (const field of RATE_LIMIT_FIELDS) {
-    const existing = res.getHeader(field);
-    const mine = headers[field];
-    if (typeof existing === 'string' && existing !== '' && mine !== undefined)
-      merged[field] = `${existing}, ${mine}`;
-  }
-  return merged;
-}
-
-function headerOf(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 export function realtimeToolkit(deps: RealtimeToolkitDeps): PublicHandlers {
@@ -72,12 +49,7 @@ export function realtimeToolkit(deps: RealtimeToolkitDeps): PublicHandlers {
           },
         };
       } catch (err) {
-        if (err instanceof ApiError && err.status === 429) {
-          throw new ApiError(err.status, err.code, err.step, err.message, {
-            headers: withEdgeRateLimits(res, err.headers),
-          });
-        }
-        throw err;
+        throw withEdgeRateLimitsOnRefusal(res, err);
       }
     },
 

@@ -1,0 +1,2 @@
+export type { MailToolkitDeps } from './mail-toolkit.ts';
+export { mailToolkit } from './mail-toolkit.ts';

@@ -1,0 +1,59 @@
+import { ApiError } from '@lattice/core';
+import { expect } from 'chai';
+import { checkSendBody } from './send-request.ts';
+
+function fieldsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ApiError) return (err.fields ?? []).map((f) => f.path);
+    throw err;
+  }
+  return [];
+}
+
+describe('send body checks', () => {
+  const base = { from: 'Ann <ann@mail.example.org>', to: 'bob@example.net', subject: 'Hi', html: '<p>x</p>' };
+
+  it('parses the mailboxes and keeps the rest', () => {
+    const r = checkSendBody({ ...base, text: 'x', reply_to: 'help@example.org', headers: { 'X-Ref': '1' } });
+    expect(r.from).to.include({ name: 'Ann', domain: 'mail.example.org' });
+    expect(r.to.normalized).to.equal('bob@example.net');
+    expect(r.replyTo?.address).to.equal('help@example.org');
+    expect(r.headers).to.deep.equal({ 'X-Ref': '1' });
+  });
+
+  it('names every field that is wrong at once', () => {
+    expect(
+      fieldsOf(() =>
+        checkSendBody({ from: 'nope', to: 'a@b.org, c@d.org', subject: 's', reply_to: 'x', headers: {} }),
+      ),
+    ).to.deep.equal(['body.from', 'body.to', 'body.reply_to', 'body.html']);
+  });
+
+  it('accepts text alone, html alone, and refuses neither', () => {
+    expect(() => checkSendBody({ ...base, html: undefined, text: 't' })).not.to.throw();
+    expect(fieldsOf(() => checkSendBody({ ...base, html: undefined }))).to.deep.equal(['body.html']);
+  });
+
+  it('refuses headers the platform writes and values with line breaks', () => {
+    expect(
+      fieldsOf(() =>
+        checkSendBody({
+          ...base,
+          headers: {
+            bcc: 'x@y.org',
+            'Content-Type': 'text/plain',
+            'X-Lattice-Id': '1',
+            'X-Ok': 'a\r\nBcc: e@f.org',
+          },
+        }),
+      ),
+    ).to.deep.equal([
+      'body.headers.bcc',
+      'body.headers.Content-Type',
+      'body.headers.X-Lattice-Id',
+      'body.headers.X-Ok',
+    ]);
+  });
+});

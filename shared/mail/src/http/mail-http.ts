@@ -1,0 +1,25 @@
+// The mail toolkit's HTTP services, one object that both surfaces run (the edge's mail toolkit
+// and the management API's mail routes), so a request gets one answer wherever it arrives.
+import type { PublicHandlers } from '@lattice/http';
+import type { SendAnswer, SendInput } from '../emails/email-acceptor.ts';
+
+/** decisions.md "Mail (interfaces)": GET /emails/{id} and mail_email_get. */
+export interface EmailView {
+  id: string;
+  from: string;
+  to: string;
+  subject: string;
+  status: 'queued' | 'delivered' | 'bounced' | 'suppressed';
+  created_at: string;
+  last_event: { type: string; occurred_at: string; bounce_kind: string | null; reason: string | null } | null;
+}
+
+export interface MailHttp {
+  emails: {
+    send(input: SendInput): Promise<SendAnswer>;
+    /** The email, or 404 for an unknown id and another product's alike. */
+    get(productId: string, id: string): Promise<EmailView>;
+  };
+  /** The keyless public routes: open pixel, click redirect, unsubscribe page and one-click POST. */
+  trackingHandlers: PublicHandlers;
+}
