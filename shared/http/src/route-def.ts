@@ -29,6 +29,11 @@ export interface Principal {
    * routes whose `access.keyScopes` list it. Absent: every route of the key's area.
    */
   keyScope?: string;
+  /**
+   * Mail keys only: the id of the one mail domain the key may send from (spec "Mail sending
+   * key": a domain lock). Absent or null: every verified domain of the product.
+   */
+  domainLock?: string | null;
 }
 
 export type MemberRole = 'owner' | 'admin' | 'member';

@@ -43,6 +43,7 @@ export function createMailKeyResolver(deps: { keys: MailKeyRepository }): Creden
     principal: (key) => ({
       credentialKind: 'mail_key',
       area: 'mail',
+      domainLock: key.domainId,
       ...(key.scope === 'full_access' ? {} : { keyScope: key.scope }),
     }),
   });

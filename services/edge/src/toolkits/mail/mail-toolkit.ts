@@ -42,7 +42,7 @@ export function mailToolkit(deps: MailToolkitDeps): PublicHandlers {
     },
 
     async public_mail_email_get({ productId, params }) {
-      return { status: 200, body: await mail.emails.get(productId, params.id!) };
+      return { status: 200, body: await mail.emails.get(productId, params.id as string) };
     },
 
     ...mail.trackingHandlers,
