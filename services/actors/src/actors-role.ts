@@ -34,8 +34,14 @@ export type KafkaTopicSettings = Pick<
   'kafkaTopicPrefix' | 'kafkaPartitions' | 'kafkaReplicationFactor'
 >;
 
+/** The hosts' consumer-group settings. */
+export interface ActorHostSettings extends KafkaTopicSettings {
+  /** ACTORS_SESSION_TIMEOUT_MS. */
+  sessionTimeoutMs: number;
+}
+
 export interface ActorsRoleOptions {
-  settings: KafkaTopicSettings;
+  settings: ActorHostSettings;
   kafka: Kafka;
   logger: Logger;
   registry: Registry;
@@ -101,6 +107,9 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       logger,
       registry: opts.registry,
       scheduler,
+      sessionTimeoutMs: settings.sessionTimeoutMs,
+      // Heartbeats at a tenth of the session, as Kafka advises at most a third.
+      heartbeatIntervalMs: Math.max(1_000, Math.floor(settings.sessionTimeoutMs / 10)),
     });
     await host.start();
     hosts.push(host);

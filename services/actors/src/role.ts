@@ -5,11 +5,11 @@ import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { Registry } from 'prom-client';
-import { type KafkaTopicSettings, startActorsRole } from './actors-role.ts';
+import { type ActorHostSettings, startActorsRole } from './actors-role.ts';
 import { channelActorRegistration, realtimeJobs } from './channel-actors.ts';
 
 /** The configuration the role reads; tests change fields of it. */
-export interface ActorsSettings extends KafkaTopicSettings {
+export interface ActorsSettings extends ActorHostSettings {
   /** Fan-out channels are `<prefix>rt:<product>:<env>:<channel>`. */
   redisKeyPrefix: string;
   historyPurgeIntervalMs: number;
@@ -27,6 +27,7 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
     kafkaTopicPrefix: config.kafkaTopicPrefix,
     kafkaPartitions: config.kafkaPartitions,
     kafkaReplicationFactor: config.kafkaReplicationFactor,
+    sessionTimeoutMs: config.actorsSessionTimeoutMs,
     redisKeyPrefix: config.redisKeyPrefix,
     historyPurgeIntervalMs: 600_000,
     presenceSweepIntervalMs: 5_000,

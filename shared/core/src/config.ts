@@ -19,6 +19,11 @@ export interface LatticeConfig {
   managementPort: number;
   /** `/metrics` and `/healthz` of the actors role when it runs alone. */
   actorsPort: number;
+  /**
+   * Kafka group session of the actors role's hosts (ACTORS_SESSION_TIMEOUT_MS): how long a host
+   * that died without leaving keeps its partitions before the others take them over.
+   */
+  actorsSessionTimeoutMs: number;
   /** `/metrics` and `/healthz` of an edge run alone (`lattice start edge --env …`), per environment. */
   edgeMetricsPorts: Record<Environment, number>;
   /** Public edge origin per environment ({public_url}, {public_dev_url}). */
@@ -192,6 +197,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
     managementPort: port('MANAGEMENT_PORT', 4000),
     actorsPort: port('ACTORS_PORT', 4005),
+    actorsSessionTimeoutMs: int(env, 'ACTORS_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
     edgeMetricsPorts: {
       production: port('EDGE_METRICS_PORT', 4006),
       development: port('EDGE_DEV_METRICS_PORT', 4007),
