@@ -111,6 +111,7 @@ describe('mail domains (management API, real PostgreSQL and DNS)', function () {
         expect(r.status, name).to.equal(400);
         expect(r.json.error.code).to.equal('validation_error');
         expect(r.json.error.fields!.map((f) => f.path)).to.deep.equal(['body.name']);
+        if (name !== '') expect(r.json.error.fields![0]!.message).to.match(/^must be a domain name such as/);
       }
       for (const body of [
         {},

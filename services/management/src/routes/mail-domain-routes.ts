@@ -6,6 +6,7 @@
 import type { RouteDef } from '@lattice/http';
 import {
   type DnsLookup,
+  DOMAIN_NAME_MAX_CHARS,
   type DomainRecord,
   type DomainRecordSettings,
   type DomainStore,
@@ -73,7 +74,10 @@ export function mailDomainRoutes(deps: MailDomainRouteDeps): RouteDef[] {
         const name = sendingDomainName(body.name);
         if (name === null) {
           throw validationError([
-            { path: 'body.name', message: 'must be a domain name such as mail.example.com' },
+            {
+              path: 'body.name',
+              message: `must be a domain name such as mail.example.com, at most ${DOMAIN_NAME_MAX_CHARS} characters`,
+            },
           ]);
         }
         const created = await domains.create(principalOf(ctx).productId, {
