@@ -3,7 +3,8 @@
 // convenience only: the database still holds just the token's hash.
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Hex } from '@lattice/core';
+import { type SecretKeyring, sha256Hex } from '@lattice/core';
+import { createPostgresDomainStore } from '@lattice/mail';
 import { createPostgresNamespaceRepository } from '@lattice/realtime';
 import { bootstrapProduct, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
 
@@ -18,6 +19,7 @@ export const DEMO_DOMAIN = 'demo.lattice.test';
 export async function ensureDemoProduct(
   db: Db,
   dataDir: string,
+  keyring: SecretKeyring,
 ): Promise<{ demo: DemoProduct; created: boolean }> {
   const file = join(dataDir, 'demo-product.json');
   const saved = await readFile(file, 'utf8').then(
@@ -30,10 +32,14 @@ export async function ensureDemoProduct(
     );
     if (token) {
       await ensureDemoNamespace(db, saved.product_id);
+      // A demo product made before domains had keys gets its key now.
+      await createPostgresDomainStore(db, { keyring }).ensureKeys(saved.product_id);
       return { demo: saved, created: false };
     }
   }
   const result = await bootstrapProduct(db, { name: 'Demo', verifiedDomain: DEMO_DOMAIN });
+  // Its DKIM key, sealed with the keyring the platform's roles sign with.
+  await createPostgresDomainStore(db, { keyring }).ensureKeys(result.product_id);
   const demo = {
     product_id: result.product_id,
     owner_token: result.owner_token,

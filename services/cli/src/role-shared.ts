@@ -23,6 +23,7 @@ import { closeRedis, createRedis } from '@lattice/redis';
 import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
+import { secretKeyringOf } from './secret-keys-file.ts';
 
 type Kafka = ReturnType<typeof createKafka>;
 
@@ -102,6 +103,8 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     redis,
     kafka,
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    // Every role of the process seals and signs with the same keyring.
+    secretKeys: secretKeyringOf(config),
     realtime: () => realtimeRuntime().http,
     channelCommands: () => realtimeRuntime().commands,
     async close() {

@@ -1,4 +1,4 @@
-import { createLogger, type Logger, sha256Hex } from '@lattice/core';
+import { createLogger, generateSecretKeyEntry, type Logger, parseSecretKeys, sha256Hex } from '@lattice/core';
 import { testConfig } from '@lattice/core/testing';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
@@ -19,6 +19,8 @@ function appDeps(db: Db, logger: Logger): ManagementDeps {
     registry: new Registry(),
     keyChanges: silentKeyChangeNotifier,
     realtime: createRealtimeHttpWithoutPublishing({ db, logger, gatewayUrls: testConfig().gatewayUrls }),
+    secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
+    mail: testConfig().mail,
   };
 }
 

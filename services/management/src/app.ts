@@ -1,7 +1,7 @@
 // Composition of the management API: repositories → route table → router, document and
 // metrics. Everything comes in through `deps`; nothing here reads the environment or opens a
 // connection (the management role does, in role.ts).
-import type { Logger } from '@lattice/core';
+import type { Logger, MailConfig, SecretKeyring } from '@lattice/core';
 import {
   buildOpenApi,
   buildRouter,
@@ -17,6 +17,7 @@ import {
   createPostgresPublicKeyRepository,
   createPostgresRealtimeKeyRepository,
 } from '@lattice/keys';
+import { createNodeDnsLookup, createPostgresDomainStore } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import {
   createPostgresMemberTokenRepository,
@@ -48,7 +49,16 @@ export interface ManagementDeps {
   validateResponses?: boolean;
   /** The realtime area's services (startRealtimeHttpRuntime(...).http, which the caller closes). */
   realtime: RealtimeHttp;
+  /** The platform's keyring (LATTICE_SECRET_KEYS): seals the mail domains' DKIM keys. */
+  secretKeys: SecretKeyring;
+  /** The mail area's domain settings: DNS resolvers for verification, the records' targets. */
+  mail: MailDomainSettings;
 }
+
+export type MailDomainSettings = Pick<MailConfig, 'dnsServers' | 'returnPathMx' | 'spfInclude'> & {
+  /** Per DNS try during verification; default dns-lookup.node.ts's. */
+  dnsTimeoutMs?: number;
+};
 
 export interface ManagementApp {
   app: Express;
@@ -74,6 +84,16 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     realtimeKeys,
     keyChanges: deps.keyChanges,
     realtime: deps.realtime,
+    domains: createPostgresDomainStore(deps.db, { keyring: deps.secretKeys }),
+    // Throws on a malformed DNS_SERVERS entry: the API does not start with resolvers it cannot use.
+    dns: createNodeDnsLookup(
+      {
+        servers: deps.mail.dnsServers,
+        ...(deps.mail.dnsTimeoutMs === undefined ? {} : { timeoutMs: deps.mail.dnsTimeoutMs }),
+      },
+      { logger },
+    ),
+    domainRecords: { returnPathMx: deps.mail.returnPathMx, spfInclude: deps.mail.spfInclude },
   });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;

@@ -1,10 +1,11 @@
 // The `management` role: the management API, /openapi.json, and `/metrics` and `/healthz` for
 // the process (every role's metrics when all run together).
-import type { LatticeConfig, Logger, Role, RunningRole } from '@lattice/core';
+import type { LatticeConfig, Logger, Role, RunningRole, SecretKeyring } from '@lattice/core';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
+import type { MailDomainSettings } from './app.ts';
 import { createRedisKeyChangeNotifier } from './notify/key-change-notifier.redis.ts';
 import { type RunningManagement, startManagement } from './server.ts';
 
@@ -17,6 +18,8 @@ export interface ManagementSettings {
   redisKeyPrefix: string;
   /** Check handler answers against their response schemas (tests). */
   validateResponses: boolean;
+  /** DNS_SERVERS, MAIL_RETURN_PATH_MX, MAIL_SPF_INCLUDE. */
+  mail: MailDomainSettings;
 }
 
 export function managementSettingsOf(config: LatticeConfig): ManagementSettings {
@@ -25,6 +28,11 @@ export function managementSettingsOf(config: LatticeConfig): ManagementSettings 
     port: config.managementPort,
     redisKeyPrefix: config.redisKeyPrefix,
     validateResponses: false,
+    mail: {
+      dnsServers: config.mail.dnsServers,
+      returnPathMx: config.mail.returnPathMx,
+      spfInclude: config.mail.spfInclude,
+    },
   };
 }
 
@@ -37,6 +45,8 @@ export interface ManagementShared {
   redis(name: string): Redis;
   /** The realtime services, shared with the edges when they run in one process. */
   realtime(): RealtimeHttp;
+  /** The platform's keyring (LATTICE_SECRET_KEYS or the local data folder's). */
+  secretKeys: SecretKeyring;
 }
 
 export type RunningManagementRole = RunningManagement & RunningRole & { url: string };
@@ -59,6 +69,8 @@ export const managementRole: Role<ManagementSettings, ManagementShared, RunningM
         }),
         realtime: shared.realtime(),
         validateResponses: settings.validateResponses,
+        secretKeys: shared.secretKeys,
+        mail: settings.mail,
       },
     );
     // Its `/healthz` checks the database per request; the process itself is healthy once listening.

@@ -5,6 +5,7 @@ import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
+import { type MailDomainRouteDeps, mailDomainRoutes } from './routes/mail-domain-routes.ts';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
 import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
@@ -13,7 +14,7 @@ import { realtimeKeyRoutes } from './routes/realtime-key-routes.ts';
 import { realtimeNamespaceRoutes } from './routes/realtime-namespace-routes.ts';
 import { systemRoutes } from './routes/system-routes.ts';
 
-export interface CatalogDeps extends PublicKeyRouteDeps {
+export interface CatalogDeps extends PublicKeyRouteDeps, MailDomainRouteDeps {
   products: ProductRepository;
   mailKeys: MailKeyRepository;
   realtimeKeys: RealtimeKeyRepository;
@@ -26,6 +27,7 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
     ...organizationRoutes(deps),
     ...publicKeyRoutes(deps),
     ...mailKeyRoutes(deps),
+    ...mailDomainRoutes(deps),
     ...realtimeKeyRoutes(deps),
     ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
     ...realtimeChannelRoutes(deps),

@@ -56,6 +56,14 @@ export const MAIL_ERRORS = {
   domainNotFound: () => new ApiError(404, 'not_found', MAIL_STEP.domains, 'No mail domain with this id'),
   domainExists: (name: string) =>
     new ApiError(409, 'domain_exists', MAIL_STEP.domains, `"${name}" is already a domain of this product`),
+  /** Deleting it would silently unlock the key (mail_api_keys.domain_id is ON DELETE SET NULL). */
+  domainInUse: () =>
+    new ApiError(
+      409,
+      'domain_in_use',
+      MAIL_STEP.domains,
+      'A mail API key is locked to this domain; delete that key first, then the domain',
+    ),
   suppressionNotFound: () =>
     new ApiError(404, 'not_found', MAIL_STEP.suppressions, 'This address is not on the suppression list'),
   /** Tracking and unsubscribe links: tampered, unknown or for another product. Nothing is recorded. */

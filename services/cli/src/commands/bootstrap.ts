@@ -1,7 +1,12 @@
 // `lattice bootstrap --product NAME [--verified-domain DOMAIN]`: prints exactly one JSON object,
-// {"product_id", "owner_token"}. The token is shown here once and stored only as a hash.
+// {"product_id", "owner_token"}. The token is shown here once and stored only as a hash. A
+// verified domain gets its DKIM key here too, sealed with the platform's keyring (the same
+// LATTICE_SECRET_KEYS, or the same data folder, as the platform that will sign with it).
+import { SecretKeyError, type SecretKeyring } from '@lattice/core';
+import { createPostgresDomainStore } from '@lattice/mail';
 import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
 import type { CommandContext } from '../context.ts';
+import { secretKeyringOf } from '../secret-keys-file.ts';
 
 export async function runBootstrap(
   { config, logger }: CommandContext,
@@ -10,6 +15,15 @@ export async function runBootstrap(
   const name = args.product?.trim();
   if (!name) {
     console.error('lattice bootstrap: --product NAME is required');
+    return 2;
+  }
+  // Before anything is written: a keyring that cannot be read leaves nothing half made.
+  let keyring: SecretKeyring | undefined;
+  try {
+    if (args.verifiedDomain) keyring = secretKeyringOf(config);
+  } catch (err) {
+    if (!(err instanceof SecretKeyError)) throw err;
+    console.error(`lattice bootstrap: ${err.message}`);
     return 2;
   }
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
@@ -27,6 +41,8 @@ export async function runBootstrap(
       console.error(`lattice bootstrap: ${err.message}`);
       return 2;
     }
+    // Were this interrupted, the domain would get its key on first read instead.
+    if (keyring) await createPostgresDomainStore(db, { keyring }).ensureKeys(result.product_id);
     process.stdout.write(
       `${JSON.stringify({ product_id: result.product_id, owner_token: result.owner_token })}\n`,
     );

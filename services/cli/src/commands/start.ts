@@ -132,7 +132,8 @@ export async function runStart(
   }
 
   // The demo product exists before the roles start: the production gateway serves its demo.
-  const demoProduct = role === undefined ? await ensureDemoProduct(db, config.dataDir) : null;
+  const demoProduct =
+    role === undefined ? await ensureDemoProduct(db, config.dataDir, shared.secretKeys) : null;
   const running: Running[] = [];
   if (role === undefined) {
     // The default smart host of a local platform: mail is kept where a developer can read it.

@@ -2,7 +2,7 @@
 // integration tests under test/integration): a migrated test database, a real Redis with a key
 // prefix of its own, a real listening management server, and products made through bootstrap.
 import { createRoleShared } from '@lattice/cli';
-import type { ErrorBody, LatticeConfig } from '@lattice/core';
+import type { ConfigOverrides, ErrorBody, LatticeConfig } from '@lattice/core';
 import { type CapturedLogs, captureLogs, testConfig, uniqueName } from '@lattice/core/testing';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { createRedis } from '@lattice/redis';
@@ -18,7 +18,7 @@ import {
   migrateLatest,
 } from '@lattice/store';
 import { Registry } from 'prom-client';
-import { managementRole } from '../role.ts';
+import { type ManagementSettings, managementRole } from '../role.ts';
 import type { RunningManagement } from '../server.ts';
 
 export interface TestManagement {
@@ -46,11 +46,20 @@ export interface ApiAnswer<T> {
   text: string;
 }
 
-export async function startTestManagement(opts: { redisUrl?: string } = {}): Promise<TestManagement> {
+export async function startTestManagement(
+  opts: {
+    redisUrl?: string;
+    /** Further configuration (the mail area's DNS_SERVERS, LATTICE_SECRET_KEYS, …). */
+    config?: ConfigOverrides;
+    /** Settings the configuration does not carry (the DNS timeout of verification). */
+    settings?: Partial<ManagementSettings>;
+  } = {},
+): Promise<TestManagement> {
   const config = testConfig({
     managementPort: 0,
     redisKeyPrefix: `${uniqueName('mgmt')}:`,
     ...(opts.redisUrl ? { redisUrl: opts.redisUrl } : {}),
+    ...opts.config,
   });
   const logs = captureLogs({ name: 'management-test', level: 'debug' });
   const { logger } = logs;
@@ -59,7 +68,7 @@ export async function startTestManagement(opts: { redisUrl?: string } = {}): Pro
   const registry = new Registry();
   const shared = createRoleShared({ config, logger, registry, db });
   const server = await managementRole.start(
-    { ...managementRole.configOf(config), validateResponses: true },
+    { ...managementRole.configOf(config), validateResponses: true, ...opts.settings },
     shared,
   );
   const { routes, openApi } = server;
