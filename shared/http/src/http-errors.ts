@@ -20,12 +20,13 @@ export const HTTP_ERRORS = {
   invalidJson: () => new ApiError(400, 'invalid_json', STEP.bodyParsing, 'Request body is not valid JSON'),
   unexpectedBody: () =>
     new ApiError(400, 'unexpected_body', STEP.bodyParsing, 'This operation takes no request body'),
+  invalidForm: () => new ApiError(400, 'invalid_form', STEP.bodyParsing, 'Request body is not a valid form'),
   incompleteBody: () =>
     new ApiError(400, 'incomplete_body', STEP.bodyParsing, 'Request body ended before Content-Length'),
   payloadTooLarge: (limitBytes: unknown) =>
     new ApiError(413, 'payload_too_large', STEP.bodyParsing, `Request body exceeds ${limitBytes} bytes`),
-  unsupportedMediaType: () =>
-    new ApiError(415, 'unsupported_media_type', STEP.bodyParsing, 'Request body must be application/json'),
+  unsupportedMediaType: (message = 'Request body must be application/json') =>
+    new ApiError(415, 'unsupported_media_type', STEP.bodyParsing, message),
   unsupportedCharset: () =>
     new ApiError(415, 'unsupported_media_type', STEP.bodyParsing, 'Request body must be UTF-8 JSON'),
   unsupportedContentEncoding: () =>

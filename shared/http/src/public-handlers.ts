@@ -1,10 +1,10 @@
 // Toolkits serve the public routes of PUBLIC_ROUTES by binding handlers to their operationIds.
 // The edge calls a route's runner once the per-IP limit, the route match and (on keyed routes)
 // the key check have passed and the key headers are gone; the runner then does what the
-// management router does for its routes, with the same pieces: the body (route cap, JSON only),
-// validation of params, query and body against the route's schemas (the very compiled
-// validators the management API uses), the handler, and the answer. A route no toolkit serves
-// answers 501 before its body is read.
+// management router does for its routes, with the same pieces: the body (route cap; JSON, or a
+// form where the route says so), validation of params, query and body against the route's
+// schemas (the very compiled validators the management API uses), the handler, and the answer.
+// A route no toolkit serves answers 501 before its body is read.
 import type { Environment } from '@lattice/core';
 import type { Request, Response } from 'express';
 import { HTTP_ERRORS } from './http-errors.ts';
@@ -78,8 +78,9 @@ export function bindPublicRoutes(
 
 function runnerOf(route: PublicRoute, handler: PublicHandler, schemas: SchemaRegistry): PublicRouteRunner {
   const validators = routeValidators(route, schemas);
-  const json = route.request?.body !== undefined;
-  const readBody = bodyReader({ json, limitBytes: route.bodyLimitBytes });
+  const takesBody = route.request?.body !== undefined;
+  const form = takesBody && route.bodyType === 'form';
+  const readBody = bodyReader({ json: takesBody && !form, form, limitBytes: route.bodyLimitBytes });
 
   function answer(input: PublicRouteInput, body: unknown): void | Promise<void> {
     const { req, res } = input;
@@ -104,7 +105,7 @@ function runnerOf(route: PublicRoute, handler: PublicHandler, schemas: SchemaReg
   // Without a body nothing waits for the socket: the request is answered in this turn when the
   // handler answers synchronously (no promise on the edge's hot GET path).
   return (input) => {
-    if (!hasBody(input.req)) return answer(input, json ? {} : undefined);
+    if (!hasBody(input.req)) return answer(input, takesBody ? {} : undefined);
     return readBody(input.req, input.res).then((body) => answer(input, body));
   };
 }

@@ -25,6 +25,11 @@ export interface PublicRoute {
   bodyLimitBytes: number;
   /** `$id`s of the schemas of each request part; a part without one accepts nothing. */
   request?: { params?: string; query?: string; body?: string };
+  /**
+   * How the body `request.body` describes arrives: JSON (the default), or a form read into an
+   * object of strings (x-www-form-urlencoded or multipart/form-data: RFC 8058's one-click POST).
+   */
+  bodyType?: 'json' | 'form';
   /** Status → response schema `$id` (shorthand) or a fuller description. */
   responses?: Record<number, string | ResponseDef>;
 }
@@ -38,7 +43,7 @@ export const MAIL_SEND_BODY_LIMIT_BYTES = 1_048_576;
 /** Routes whose cap neither names: the platform's general 64 KiB. */
 const GENERAL_BODY_LIMIT_BYTES = 65_536;
 
-type RouteFields = Pick<PublicRoute, 'request' | 'responses'> & { bodyLimitBytes?: number };
+type RouteFields = Pick<PublicRoute, 'request' | 'responses' | 'bodyType'> & { bodyLimitBytes?: number };
 
 /** A keyed realtime route: 64 KiB unless it says otherwise. */
 function realtime(operationId: string, method: PublicMethod, path: string, rest: RouteFields): PublicRoute {
@@ -75,16 +80,18 @@ function mail(
 const channel = { params: 'realtime-channel-params' } as const;
 const link = { request: { params: 'mail-link-params' } } as const;
 
-// The mail routes have no body schemas yet: until the mail toolkit declares them (the send body;
-// the one-click unsubscribe's form body, RFC 8058, which the JSON body reader does not take),
-// a body on them is refused. No handler is bound to them today, so they answer 501 first.
+// The send route has no body schema yet: until the mail toolkit declares it, a body on it is
+// refused. The one-click unsubscribe takes RFC 8058's form body (`List-Unsubscribe=One-Click`).
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   mail('public_mail_email_send', 'POST', '/emails', true, { bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES }),
   mail('public_mail_email_get', 'GET', '/emails/{id}', true, { request: { params: 'mail-email-params' } }),
   mail('public_mail_open_track', 'GET', '/t/open/{token}', false, link),
   mail('public_mail_click_track', 'GET', '/t/click/{token}', false, link),
   mail('public_mail_unsubscribe_page', 'GET', '/unsubscribe/{token}', false, link),
-  mail('public_mail_unsubscribe', 'POST', '/unsubscribe/{token}', false, link),
+  mail('public_mail_unsubscribe', 'POST', '/unsubscribe/{token}', false, {
+    request: { params: 'mail-link-params', body: 'mail-unsubscribe-form' },
+    bodyType: 'form',
+  }),
   realtime('public_realtime_token_issue', 'POST', '/tokens/issue', {
     request: { body: 'realtime-token-request' },
     responses: { 200: 'realtime-token' },

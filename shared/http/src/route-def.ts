@@ -72,7 +72,7 @@ export interface RouteContext extends RequestParts {
 
 export interface RouteResult {
   status: number;
-  /** Sent as JSON unless `contentType` is set, in which case it must be a string. */
+  /** Sent as JSON unless `contentType` is set, in which case it must be a string or a Buffer. */
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;

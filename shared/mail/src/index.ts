@@ -84,3 +84,18 @@ export type {
   SuppressionStore,
 } from './suppression/suppression-store.ts';
 export { SUPPRESSION_REASONS } from './suppression/suppression-store.ts';
+export type { RewriteOptions } from './tracking/html-rewrite.ts';
+export { rewriteHtml } from './tracking/html-rewrite.ts';
+export type { TrackingHandlersDeps } from './tracking/tracking-handlers.ts';
+export { createTrackingHandlers } from './tracking/tracking-handlers.ts';
+export type { TrackedEmail, TrackingLinks, TrackingLinksDeps } from './tracking/tracking-links.ts';
+export { createTrackingLinks } from './tracking/tracking-links.ts';
+export type { TrackingMetrics, TrackingRoute } from './tracking/tracking-metrics.ts';
+export { trackingMetrics } from './tracking/tracking-metrics.ts';
+export type { TrackingClaims, TrackingKind } from './tracking/tracking-token.ts';
+export {
+  MAX_TRACKING_TOKEN_CHARS,
+  signTrackingToken,
+  TRACKING_TOKEN_PURPOSE,
+  verifyTrackingToken,
+} from './tracking/tracking-token.ts';

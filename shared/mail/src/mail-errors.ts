@@ -68,4 +68,13 @@ export const MAIL_ERRORS = {
     new ApiError(404, 'not_found', MAIL_STEP.suppressions, 'This address is not on the suppression list'),
   /** Tracking and unsubscribe links: tampered, unknown or for another product. Nothing is recorded. */
   linkNotFound: () => new ApiError(404, 'not_found', MAIL_STEP.tracking, 'This link is not valid'),
+  /** A one-click unsubscribe that could not be stored (PostgreSQL unreachable): retry. */
+  unsubscribeUnavailable: () =>
+    new ApiError(
+      503,
+      'unsubscribe_unavailable',
+      MAIL_STEP.tracking,
+      'The unsubscribe could not be recorded right now; retry shortly',
+      { headers: { 'Retry-After': '5' } },
+    ),
 };
