@@ -21,6 +21,7 @@ import {
 } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import type { Db } from '@lattice/store';
+import { type MailHttpRuntime, type MailHttpSettings, mailHttpSettingsOf, startMailHttpRuntime } from '@lattice/mail';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { secretKeyringOf } from './secret-keys-file.ts';
@@ -42,6 +43,8 @@ export interface RoleSharedOptions {
   payloads?: PayloadStoreRegistry;
   /** Changes to the realtime services' settings (tests: quota, publish timeout, policy cache). */
   realtime?: Partial<RealtimeHttpSettings>;
+  /** Changes to the mail services' settings (tests: queue timeout). */
+  mail?: Partial<MailHttpSettings>;
 }
 
 export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared, GatewayShared {
@@ -56,6 +59,9 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
   const connections = new Map<string, Redis>();
   const clients = new Map<string, Kafka>();
   let runtime: RealtimeHttpRuntime | undefined;
+  let mailRuntime: MailHttpRuntime | undefined;
+  // Every role of the process seals and signs with the same keyring.
+  const secretKeys = secretKeyringOf(config);
 
   const redis = (name: string): Redis => {
     let connection = connections.get(name);
@@ -103,17 +109,32 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     redis,
     kafka,
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
-    // Every role of the process seals and signs with the same keyring.
-    secretKeys: secretKeyringOf(config),
+    secretKeys,
     realtime: () => realtimeRuntime().http,
+    mail: () => {
+      mailRuntime ??= startMailHttpRuntime(
+        { ...mailHttpSettingsOf(config), ...opts.mail },
+        {
+          db,
+          logger,
+          redis: redis('mail'),
+          kafka: kafka('mail'),
+          keyring: secretKeys,
+          registry,
+          clock,
+        },
+      );
+      return mailRuntime.http;
+    },
     channelCommands: () => realtimeRuntime().commands,
     async close() {
       // Every connection is closed even when the realtime services fail to close; a second
       // close finds nothing left to close.
-      const closing = runtime;
+      const closing = [runtime, mailRuntime];
       runtime = undefined;
+      mailRuntime = undefined;
       try {
-        await closing?.close();
+        await Promise.all(closing.map((r) => r?.close()));
       } finally {
         const open = [...connections.values()];
         connections.clear();

@@ -2,11 +2,13 @@
 // with the toolkits mounted. The one place where the edge's toolkits are put together.
 import type { Clock, Environment, Logger, Role, RoleHealth, RunningRole } from '@lattice/core';
 import type { PublicHandlers } from '@lattice/http';
+import type { MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { DbExecutor } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { type EdgeSettings, edgeSettingsOf, type RunningEdge, startEdge } from './server.ts';
+import { mailToolkit } from './toolkits/mail/index.ts';
 import { realtimeToolkit } from './toolkits/realtime/index.ts';
 
 /** What an edge takes from the process that runs it. */
@@ -20,6 +22,8 @@ export interface EdgeShared {
   redis(name: string): Redis;
   /** The realtime services, shared with management when both run in one process. */
   realtime(): RealtimeHttp;
+  /** The mail services, shared with management when both run in one process. */
+  mail(): MailHttp;
   /**
    * Replaces the toolkits the role mounts: tests of the edge's own steps (an echo toolkit, or
    * none at all) and the edge benchmark's trivial handler.
@@ -30,7 +34,7 @@ export interface EdgeShared {
 export type RunningEdgeRole = RunningEdge & RunningRole & { url: string };
 
 function toolkitsOf(shared: EdgeShared): readonly PublicHandlers[] {
-  return shared.toolkits ?? [realtimeToolkit({ realtime: shared.realtime() })];
+  return shared.toolkits ?? [mailToolkit({ mail: shared.mail() }), realtimeToolkit({ realtime: shared.realtime() })];
 }
 
 export function edgeRole(environment: Environment): Role<EdgeSettings, EdgeShared, RunningEdgeRole> {

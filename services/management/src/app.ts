@@ -17,7 +17,7 @@ import {
   createPostgresPublicKeyRepository,
   createPostgresRealtimeKeyRepository,
 } from '@lattice/keys';
-import { createNodeDnsLookup, createPostgresDomainStore } from '@lattice/mail';
+import { createNodeDnsLookup, createPostgresDomainStore, type MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import {
   createPostgresMemberTokenRepository,
@@ -53,6 +53,8 @@ export interface ManagementDeps {
   secretKeys: SecretKeyring;
   /** The mail area's domain settings: DNS resolvers for verification, the records' targets. */
   mail: MailDomainSettings;
+  /** The mail area's sending and reading services (startMailHttpRuntime(...).http, the caller's). */
+  mailHttp: MailHttp;
 }
 
 export type MailDomainSettings = Pick<MailConfig, 'dnsServers' | 'returnPathMx' | 'spfInclude'> & {
@@ -94,6 +96,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
       { logger },
     ),
     domainRecords: { returnPathMx: deps.mail.returnPathMx, spfInclude: deps.mail.spfInclude },
+    mail: deps.mailHttp,
   });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;

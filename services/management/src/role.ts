@@ -1,6 +1,7 @@
 // The `management` role: the management API, /openapi.json, and `/metrics` and `/healthz` for
 // the process (every role's metrics when all run together).
 import type { LatticeConfig, Logger, Role, RunningRole, SecretKeyring } from '@lattice/core';
+import type { MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
@@ -47,6 +48,8 @@ export interface ManagementShared {
   realtime(): RealtimeHttp;
   /** The platform's keyring (LATTICE_SECRET_KEYS or the local data folder's). */
   secretKeys: SecretKeyring;
+  /** The mail services (sending, reading emails), shared with the edges in one process. */
+  mail(): MailHttp;
 }
 
 export type RunningManagementRole = RunningManagement & RunningRole & { url: string };
@@ -71,6 +74,7 @@ export const managementRole: Role<ManagementSettings, ManagementShared, RunningM
         validateResponses: settings.validateResponses,
         secretKeys: shared.secretKeys,
         mail: settings.mail,
+        mailHttp: shared.mail(),
       },
     );
     // Its `/healthz` checks the database per request; the process itself is healthy once listening.

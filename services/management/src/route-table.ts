@@ -2,10 +2,12 @@
 // by the app. This list is what /openapi.json and the agent tools are generated from.
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
+import type { MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
 import { type MailDomainRouteDeps, mailDomainRoutes } from './routes/mail-domain-routes.ts';
+import { mailEmailRoutes } from './routes/mail-email-routes.ts';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
 import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
@@ -20,6 +22,8 @@ export interface CatalogDeps extends PublicKeyRouteDeps, MailDomainRouteDeps {
   realtimeKeys: RealtimeKeyRepository;
   /** Namespaces, tokens, publishing and reads of the realtime area. */
   realtime: RealtimeHttp;
+  /** Sending and reading emails. */
+  mail: MailHttp;
 }
 
 export function managementCatalog(deps: CatalogDeps): RouteDef[] {
@@ -28,6 +32,7 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
     ...publicKeyRoutes(deps),
     ...mailKeyRoutes(deps),
     ...mailDomainRoutes(deps),
+    ...mailEmailRoutes(deps),
     ...realtimeKeyRoutes(deps),
     ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
     ...realtimeChannelRoutes(deps),

@@ -1,7 +1,7 @@
 // The mail toolkit's HTTP services with their producers, for the roles that serve them (the
 // edges and management of one process share one runtime, as for realtime). Producers connect on
 // the first send (and again after a failed connect), so a role starts while Kafka comes up.
-import type { Clock, LatticeConfig, Logger } from '@lattice/core';
+import type { Clock, LatticeConfig, Logger, SecretKeyring } from '@lattice/core';
 import {
   createGroupCommitPublisher,
   createRecordProducer,
@@ -13,6 +13,7 @@ import { createFallbackRateLimiter, createMemoryRateLimiter, createRedisRateLimi
 import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
 import {
   createEmailAcceptor,
   type EmailAcceptor,
@@ -21,9 +22,15 @@ import {
 } from '../emails/email-acceptor.ts';
 import { type MailOutboundRecord, mailOutboundCodec } from '../emails/outbound-record.ts';
 import { createMailEventPublisher, type MailEventPublisher } from '../events/mail-event.ts';
+import { createPostgresDomainStore } from '../domains/domain-store.postgres.ts';
+import { readEmail } from '../emails/email-reader.ts';
+import { MAIL_ERRORS } from '../mail-errors.ts';
 import { createPostgresSuppressionStore } from '../suppression/suppression-store.postgres.ts';
 import type { SuppressionStore } from '../suppression/suppression-store.ts';
-import type { MailHttpMetrics } from './mail-http-metrics.ts';
+import { createTrackingHandlers } from '../tracking/tracking-handlers.ts';
+import { trackingMetrics } from '../tracking/tracking-metrics.ts';
+import type { MailHttp } from './mail-http.ts';
+import { mailHttpMetrics } from './mail-http-metrics.ts';
 
 /** The configuration the runtime reads (mailHttpSettingsOf); tests change fields of it. */
 export interface MailHttpSettings {
@@ -52,12 +59,14 @@ export interface MailHttpRuntimeDeps {
   /** A command connection (send-rate counts), owned by the caller. */
   redis: Redis;
   kafka: Kafka;
-  domains: SendingDomains;
-  metrics: MailHttpMetrics;
+  /** Opens the domains' DKIM keys' seals (the runtime reads verified domains) and signs links. */
+  keyring: SecretKeyring;
+  registry: Registry;
   clock: Clock;
 }
 
 export interface MailHttpRuntime {
+  http: MailHttp;
   emails: EmailAcceptor;
   suppressions: SuppressionStore;
   /** Events the HTTP side records (suppressed at accept, opens, clicks). */
@@ -83,19 +92,21 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     logger,
     timeoutMs: settings.queueTimeoutMs,
   });
+  const metrics = mailHttpMetrics(deps.registry);
+  const domains: SendingDomains = createPostgresDomainStore(deps.db, { keyring: deps.keyring, clock });
   const policy = sendRatePolicy(settings.sendRatePerSecond);
   const sendRate = createFallbackRateLimiter({
     primary: createRedisRateLimiter({ redis: deps.redis, policy, keyPrefix: settings.redisKeyPrefix, clock }),
     local: createMemoryRateLimiter({ policy, clock }),
     logger,
-    countFallback: () => deps.metrics.sendRateFallback(),
+    countFallback: () => metrics.sendRateFallback(),
     timeoutMs: settings.rateLimitRedisTimeoutMs,
     clock,
   });
   const suppressions = createPostgresSuppressionStore(deps.db);
   const emails = createEmailAcceptor({
     db: deps.db,
-    domains: deps.domains,
+    domains,
     suppressions,
     sendRate,
     outbound,
@@ -103,7 +114,27 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     clock,
     logger,
   });
+  const trackingHandlers = createTrackingHandlers({
+    keyring: deps.keyring,
+    events,
+    suppressions,
+    clock,
+    logger,
+    metrics: trackingMetrics(deps.registry),
+  });
+  const http: MailHttp = {
+    emails: {
+      send: (input) => emails.send(input),
+      get: async (productId, id) => {
+        const email = await readEmail(deps.db, productId, id);
+        if (!email) throw MAIL_ERRORS.emailNotFound();
+        return email;
+      },
+    },
+    trackingHandlers,
+  };
   return {
+    http,
     emails,
     suppressions,
     events,
