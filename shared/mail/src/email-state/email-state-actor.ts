@@ -45,15 +45,11 @@ export function emailStateActorKind(deps: EmailStateActorDeps): ActorKind<MailEv
       applied: () => null,
       async handle(records) {
         deps.metrics.dropped(reason, records.length);
-        // Ids only: a recipient address is personal data and stays out of the logs.
-        log.info(
-          {
-            reason,
-            emailId: reason === 'unmatched' ? null : key,
-            eventIds: records.map((r) => r.value.event_id),
-          },
-          'mail events applied to nothing',
-        );
+        // Ids only: a recipient address is personal data and stays out of the logs. Unmatched
+        // events are routine (bounces of mail we never sent); events of a missing email are not.
+        const eventIds = records.map((r) => r.value.event_id);
+        if (reason === 'unmatched') log.debug({ reason, eventIds }, 'mail events matched to no email');
+        else log.warn({ reason, emailId: key, eventIds }, 'mail events of an email with no row dropped');
       },
     };
   }
