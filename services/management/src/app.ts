@@ -17,6 +17,7 @@ import {
   createPostgresPublicKeyRepository,
   createPostgresRealtimeKeyRepository,
 } from '@lattice/keys';
+import { createPostgresSuppressionStore } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import {
   createPostgresMemberTokenRepository,
@@ -72,6 +73,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     importer: createPostgresAreaKeyImporter(deps.db),
     mailKeys,
     realtimeKeys,
+    suppressions: createPostgresSuppressionStore(deps.db),
     keyChanges: deps.keyChanges,
     realtime: deps.realtime,
   });

@@ -2,10 +2,12 @@
 // by the app. This list is what /openapi.json and the agent tools are generated from.
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
+import type { SuppressionStore } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
+import { mailSuppressionRoutes } from './routes/mail-suppression-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
 import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
 import { realtimeChannelRoutes } from './routes/realtime-channel-routes.ts';
@@ -17,6 +19,8 @@ export interface CatalogDeps extends PublicKeyRouteDeps {
   products: ProductRepository;
   mailKeys: MailKeyRepository;
   realtimeKeys: RealtimeKeyRepository;
+  /** The mail area's suppression list. */
+  suppressions: SuppressionStore;
   /** Namespaces, tokens, publishing and reads of the realtime area. */
   realtime: RealtimeHttp;
 }
@@ -26,6 +30,7 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
     ...organizationRoutes(deps),
     ...publicKeyRoutes(deps),
     ...mailKeyRoutes(deps),
+    ...mailSuppressionRoutes(deps),
     ...realtimeKeyRoutes(deps),
     ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
     ...realtimeChannelRoutes(deps),
