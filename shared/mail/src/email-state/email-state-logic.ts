@@ -2,7 +2,7 @@
 // are the spec's "Mail webhook events" rules 1-3 and decisions.md "Mail (interfaces)":
 //   delivered    queued → delivered
 //   bounced      hard: queued or delivered → bounced, and the recipient is suppressed
-//                (hard_bounce); soft or undetermined: status unchanged, only reported
+//                (hard_bounce, whatever the status); soft or undetermined: status unchanged
 //   complained   the recipient is suppressed (complaint); status unchanged
 //   suppressed   queued → suppressed (the email was not handed over)
 //   opened       recorded once per email; a later open is dropped
@@ -12,6 +12,8 @@
 // `delivered`, both produced concurrently) end in the same status as in order.
 // `last_event` is the recorded event with the latest occurred_at; an older event arriving late is
 // recorded but does not replace it (on a tie the later-applied one wins).
+// The address suppressed is the email's own recipient (the row's to_address), not the event's
+// `recipient`: it is what send-time checks compare, and complaint reports often redact it.
 import { isUuid } from '@lattice/core';
 import type { MailEventRecord } from '../events/mail-event.ts';
 import type { EmailState, EmailStatus, LastEvent } from './email-state.ts';

@@ -2,10 +2,14 @@
 // state actor stored it, and one answer (undefined → 404) for unknown, foreign and junk ids.
 import { createLogger, newId } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
+import { createSchemaChecker, loadSchemaRegistry } from '@lattice/http';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import { expect } from 'chai';
 import { insertTestEmail } from '../testing.ts';
 import { readEmail } from './email-reader.ts';
+
+/** The answer schema the edge's `GET /emails/{id}` and `mail_email_get` declare. */
+const checkSchema = createSchemaChecker(loadSchemaRegistry());
 
 describe('readEmail (PostgreSQL)', () => {
   const config = testConfig();
@@ -39,6 +43,7 @@ describe('readEmail (PostgreSQL)', () => {
       created_at: created.toISOString(),
       last_event: null,
     });
+    expect(checkSchema('mail-email', await readEmail(db, productId, id))).to.deep.equal([]);
   });
 
   it('shows the stored last event without the email. prefix', async () => {
@@ -60,6 +65,10 @@ describe('readEmail (PostgreSQL)', () => {
       bounce_kind: 'hard',
       reason: '550 5.1.1 user unknown',
     });
+    expect(checkSchema('mail-email', view)).to.deep.equal([]);
+    expect(
+      checkSchema('mail-email', { ...view, last_event: { ...view!.last_event, type: 'email.bounced' } }),
+    ).to.not.deep.equal([]);
   });
 
   it('answers undefined for an unknown id, another product’s id and ids that are not uuids', async () => {
