@@ -1,5 +1,5 @@
 // The `actors` role (`lattice start actors`): the partition actor hosts with the channel actor
-// kind, and the realtime maintenance jobs beside them.
+// kind and the email-state actor kind, and the realtime maintenance jobs beside them.
 import type { Clock, LatticeConfig, Logger, Role, RunningRole } from '@lattice/core';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Registry } from 'prom-client';
 import { type ActorHostSettings, startActorsRole } from './actors-role.ts';
 import { channelActorRegistration, realtimeJobs } from './channel-actors.ts';
+import { emailStateRegistration } from './email-state-actors.ts';
 
 /** The configuration the role reads; tests change fields of it. */
 export interface ActorsSettings extends ActorHostSettings {
@@ -67,6 +68,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
           redisKeyPrefix: settings.redisKeyPrefix,
           clock,
         }),
+        emailStateRegistration({ db, logger, registry: shared.registry }),
       ],
       jobs: realtimeJobs({
         db,

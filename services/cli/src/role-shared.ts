@@ -8,6 +8,12 @@ import { type Clock, type LatticeConfig, type Logger, type Scheduler, systemCloc
 import type { EdgeShared } from '@lattice/edge';
 import type { GatewayShared } from '@lattice/gateway';
 import { createKafka } from '@lattice/kafka';
+import {
+  type MailHttpRuntime,
+  type MailHttpSettings,
+  mailHttpSettingsOf,
+  startMailHttpRuntime,
+} from '@lattice/mail';
 import type { ManagementShared } from '@lattice/management';
 import {
   createFilesystemPayloadStore,
@@ -21,7 +27,6 @@ import {
 } from '@lattice/realtime';
 import { closeRedis, createRedis } from '@lattice/redis';
 import type { Db } from '@lattice/store';
-import { type MailHttpRuntime, type MailHttpSettings, mailHttpSettingsOf, startMailHttpRuntime } from '@lattice/mail';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { secretKeyringOf } from './secret-keys-file.ts';

@@ -34,7 +34,12 @@ export interface EdgeShared {
 export type RunningEdgeRole = RunningEdge & RunningRole & { url: string };
 
 function toolkitsOf(shared: EdgeShared): readonly PublicHandlers[] {
-  return shared.toolkits ?? [mailToolkit({ mail: shared.mail() }), realtimeToolkit({ realtime: shared.realtime() })];
+  return (
+    shared.toolkits ?? [
+      mailToolkit({ mail: shared.mail() }),
+      realtimeToolkit({ realtime: shared.realtime() }),
+    ]
+  );
 }
 
 export function edgeRole(environment: Environment): Role<EdgeSettings, EdgeShared, RunningEdgeRole> {

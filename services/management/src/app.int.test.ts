@@ -2,6 +2,7 @@ import { createLogger, generateSecretKeyEntry, type Logger, parseSecretKeys, sha
 import { testConfig } from '@lattice/core/testing';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
+import { createMailHttpWithoutSending } from '@lattice/mail/testing';
 import { createRealtimeHttpWithoutPublishing } from '@lattice/realtime/testing';
 import { createDb, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -21,6 +22,7 @@ function appDeps(db: Db, logger: Logger): ManagementDeps {
     realtime: createRealtimeHttpWithoutPublishing({ db, logger, gatewayUrls: testConfig().gatewayUrls }),
     secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
     mail: testConfig().mail,
+    mailHttp: createMailHttpWithoutSending({ db }),
   };
 }
 

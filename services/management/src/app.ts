@@ -17,7 +17,12 @@ import {
   createPostgresPublicKeyRepository,
   createPostgresRealtimeKeyRepository,
 } from '@lattice/keys';
-import { createNodeDnsLookup, createPostgresDomainStore, type MailHttp } from '@lattice/mail';
+import {
+  createNodeDnsLookup,
+  createPostgresDomainStore,
+  createPostgresSuppressionStore,
+  type MailHttp,
+} from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import {
   createPostgresMemberTokenRepository,
@@ -84,6 +89,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     importer: createPostgresAreaKeyImporter(deps.db),
     mailKeys,
     realtimeKeys,
+    suppressions: createPostgresSuppressionStore(deps.db),
     keyChanges: deps.keyChanges,
     realtime: deps.realtime,
     domains: createPostgresDomainStore(deps.db, { keyring: deps.secretKeys }),

@@ -2,13 +2,14 @@
 // by the app. This list is what /openapi.json and the agent tools are generated from.
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
-import type { MailHttp } from '@lattice/mail';
+import type { MailHttp, SuppressionStore } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
 import { type MailDomainRouteDeps, mailDomainRoutes } from './routes/mail-domain-routes.ts';
 import { mailEmailRoutes } from './routes/mail-email-routes.ts';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
+import { mailSuppressionRoutes } from './routes/mail-suppression-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
 import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
 import { realtimeChannelRoutes } from './routes/realtime-channel-routes.ts';
@@ -20,6 +21,8 @@ export interface CatalogDeps extends PublicKeyRouteDeps, MailDomainRouteDeps {
   products: ProductRepository;
   mailKeys: MailKeyRepository;
   realtimeKeys: RealtimeKeyRepository;
+  /** The mail area's suppression list. */
+  suppressions: SuppressionStore;
   /** Namespaces, tokens, publishing and reads of the realtime area. */
   realtime: RealtimeHttp;
   /** Sending and reading emails. */
@@ -33,6 +36,7 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
     ...mailKeyRoutes(deps),
     ...mailDomainRoutes(deps),
     ...mailEmailRoutes(deps),
+    ...mailSuppressionRoutes(deps),
     ...realtimeKeyRoutes(deps),
     ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
     ...realtimeChannelRoutes(deps),

@@ -25,6 +25,33 @@ export type {
 } from './domains/domain-store.ts';
 export type { DomainVerification } from './domains/domain-verification.ts';
 export { verifyDomainRecords } from './domains/domain-verification.ts';
+export type { EmailState, EmailStatus, LastEvent } from './email-state/email-state.ts';
+export { EMAIL_STATUSES } from './email-state/email-state.ts';
+export type {
+  CreateEmailStateActorKindOptions,
+  EmailStateActorDeps,
+} from './email-state/email-state-actor.ts';
+export {
+  createEmailStateActorKind,
+  EMAIL_STATE_ACTOR_KIND,
+  emailStateActorKind,
+} from './email-state/email-state-actor.ts';
+export type {
+  EmailEventDropReason,
+  EmailStateDecision,
+  EmailStateEffect,
+} from './email-state/email-state-logic.ts';
+export { applyMailEvent, mailEventProblem } from './email-state/email-state-logic.ts';
+export type { EmailStateDropReason, EmailStateMetrics } from './email-state/email-state-metrics.ts';
+export { emailStateMetrics } from './email-state/email-state-metrics.ts';
+export { createPostgresEmailStateStore } from './email-state/email-state-store.postgres.ts';
+export type {
+  EmailStateCommit,
+  EmailStateStore,
+  EmailStateSuppression,
+  StoredEmailState,
+} from './email-state/email-state-store.ts';
+export { EmailStateFencedError } from './email-state/email-state-store.ts';
 export type {
   EmailAcceptor,
   SendAnswer,
@@ -33,6 +60,8 @@ export type {
   SendingDomains,
 } from './emails/email-acceptor.ts';
 export { createEmailAcceptor, SUPPRESSED_AT_ACCEPT, sendRatePolicy } from './emails/email-acceptor.ts';
+export type { EmailView } from './emails/email-reader.ts';
+export { readEmail } from './emails/email-reader.ts';
 export type { MailOutboundRecord } from './emails/outbound-record.ts';
 export { derivedEventId, mailOutboundCodec } from './emails/outbound-record.ts';
 export type { SendEmailBody, SendRequest } from './emails/send-request.ts';
@@ -49,7 +78,7 @@ export {
   mailEventCodec,
   mailEventKey,
 } from './events/mail-event.ts';
-export type { EmailView, MailHttp } from './http/mail-http.ts';
+export type { MailHttp } from './http/mail-http.ts';
 export type { MailHttpMetrics } from './http/mail-http-metrics.ts';
 export { mailHttpMetrics } from './http/mail-http-metrics.ts';
 export type { MailHttpRuntime, MailHttpRuntimeDeps, MailHttpSettings } from './http/mail-http-runtime.ts';

@@ -14,16 +14,16 @@ import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
+import { createPostgresDomainStore } from '../domains/domain-store.postgres.ts';
 import {
   createEmailAcceptor,
   type EmailAcceptor,
   type SendingDomains,
   sendRatePolicy,
 } from '../emails/email-acceptor.ts';
+import { readEmail } from '../emails/email-reader.ts';
 import { type MailOutboundRecord, mailOutboundCodec } from '../emails/outbound-record.ts';
 import { createMailEventPublisher, type MailEventPublisher } from '../events/mail-event.ts';
-import { createPostgresDomainStore } from '../domains/domain-store.postgres.ts';
-import { readEmail } from '../emails/email-reader.ts';
 import { MAIL_ERRORS } from '../mail-errors.ts';
 import { createPostgresSuppressionStore } from '../suppression/suppression-store.postgres.ts';
 import type { SuppressionStore } from '../suppression/suppression-store.ts';

@@ -2,17 +2,7 @@
 // and the management API's mail routes), so a request gets one answer wherever it arrives.
 import type { PublicHandlers } from '@lattice/http';
 import type { SendAnswer, SendInput } from '../emails/email-acceptor.ts';
-
-/** decisions.md "Mail (interfaces)": GET /emails/{id} and mail_email_get. */
-export interface EmailView {
-  id: string;
-  from: string;
-  to: string;
-  subject: string;
-  status: 'queued' | 'delivered' | 'bounced' | 'suppressed';
-  created_at: string;
-  last_event: { type: string; occurred_at: string; bounce_kind: string | null; reason: string | null } | null;
-}
+import type { EmailView } from '../emails/email-reader.ts';
 
 export interface MailHttp {
   emails: {
