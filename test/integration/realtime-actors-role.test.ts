@@ -3,7 +3,7 @@
 // and an expired presence entry is swept into a leave event without any other command on its
 // channel.
 import { actorsRole, catalogTopicNames } from '@lattice/actors';
-import { newId, systemClock } from '@lattice/core';
+import { generateSecretKeyEntry, newId, parseSecretKeys, systemClock } from '@lattice/core';
 import {
   channelCommandKey,
   createHistoryReader,
@@ -56,6 +56,7 @@ describe('actors role with the channel actor kind and realtime jobs', function (
         clock: systemClock,
         redis: () => f.redis,
         kafka: () => f.kafka,
+        secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
       },
     );
     const id = f.id('chat:general');

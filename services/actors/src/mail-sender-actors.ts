@@ -29,7 +29,6 @@ export interface MailSenderSettings {
   smtpUrl: string;
   smtpMaxConnections: number;
   retryDelaysMs: number[];
-  kafkaTopicPrefix: string;
   /** How often due retries are queued. */
   retrySweepIntervalMs: number;
   /** How often accepted-but-unqueued emails are looked for, and how old they must be. */
@@ -38,6 +37,8 @@ export interface MailSenderSettings {
 }
 
 export interface MailSenderDeps {
+  /** The role's (config.kafkaTopicPrefix). */
+  kafkaTopicPrefix: string;
   db: Knex;
   kafka: Kafka;
   logger: Logger;
@@ -63,7 +64,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
   });
   const events: MailEventPublisher = createMailEventPublisher({
     producer: () => createRecordProducer(deps.kafka),
-    topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.mailEvents.name),
+    topic: topicName(deps.kafkaTopicPrefix, TOPIC_CATALOG.mailEvents.name),
     logger,
   });
   const kind = mailSenderActorKind({

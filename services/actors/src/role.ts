@@ -1,6 +1,16 @@
 // The `actors` role (`lattice start actors`): the partition actor hosts with the channel actor
-// kind and the email-state actor kind, and the realtime maintenance jobs beside them.
-import type { Clock, LatticeConfig, Logger, Role, RunningRole } from '@lattice/core';
+// kind, the email-state actor kind and the mail sender, and the realtime and mail maintenance
+// jobs beside them.
+import type {
+  Clock,
+  Environment,
+  LatticeConfig,
+  Logger,
+  Role,
+  RunningRole,
+  SecretKeyring,
+} from '@lattice/core';
+import { createPostgresDomainStore, createTrackingLinks, emailLinksOf } from '@lattice/mail';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
@@ -8,6 +18,7 @@ import type { Registry } from 'prom-client';
 import { type ActorHostSettings, startActorsRole } from './actors-role.ts';
 import { channelActorRegistration, realtimeJobs } from './channel-actors.ts';
 import { emailStateRegistration } from './email-state-actors.ts';
+import { type MailSenderSettings, mailSender } from './mail-sender-actors.ts';
 
 /** The configuration the role reads; tests change fields of it. */
 export interface ActorsSettings extends ActorHostSettings {
@@ -21,6 +32,10 @@ export interface ActorsSettings extends ActorHostSettings {
    * name their own (or none).
    */
   maintenanceProductIds: readonly string[] | null;
+  /** The mail sender: smart host, retries, sweeps. */
+  mail: MailSenderSettings;
+  /** Tracking and unsubscribe links point at the edge of the environment that accepted the send. */
+  publicUrls: Record<Environment, string>;
 }
 
 export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
@@ -33,6 +48,15 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
     historyPurgeIntervalMs: 600_000,
     presenceSweepIntervalMs: 5_000,
     maintenanceProductIds: null,
+    mail: {
+      smtpUrl: config.smtpUrl,
+      smtpMaxConnections: config.mail.smtpMaxConnections,
+      retryDelaysMs: config.mail.retryDelaysMs,
+      retrySweepIntervalMs: 1_000,
+      orphanSweepIntervalMs: 30_000,
+      orphanGraceMs: 120_000,
+    },
+    publicUrls: config.publicUrls,
   };
 }
 
@@ -46,6 +70,8 @@ export interface ActorsShared {
   redis(name: string): Redis;
   /** The process's Kafka client of this name (client id). */
   kafka(name: string): Kafka;
+  /** Opens the DKIM keys' seals and signs tracking links. */
+  secretKeys: SecretKeyring;
 }
 
 export const actorsRole: Role<ActorsSettings, ActorsShared> = {
@@ -54,6 +80,20 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
   configOf: actorsSettingsOf,
   async start(settings, shared) {
     const { db, logger, clock } = shared;
+    const productScope = settings.maintenanceProductIds ? { productIds: settings.maintenanceProductIds } : {};
+    const sender = mailSender(settings.mail, {
+      kafkaTopicPrefix: settings.kafkaTopicPrefix,
+      db,
+      kafka: shared.kafka('actors-mail'),
+      logger,
+      registry: shared.registry,
+      clock,
+      keys: createPostgresDomainStore(db, { keyring: shared.secretKeys, clock }),
+      links: emailLinksOf(
+        createTrackingLinks({ keyring: shared.secretKeys, publicUrls: settings.publicUrls }),
+      ),
+      ...productScope,
+    });
     const hosts = await startActorsRole({
       settings,
       kafka: shared.kafka('actors'),
@@ -69,18 +109,25 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
           clock,
         }),
         emailStateRegistration({ db, logger, registry: shared.registry }),
+        sender.registration,
       ],
-      jobs: realtimeJobs({
-        db,
-        logger,
-        clock,
-        historyPurgeIntervalMs: settings.historyPurgeIntervalMs,
-        presenceSweepIntervalMs: settings.presenceSweepIntervalMs,
-        ...(settings.maintenanceProductIds ? { productIds: settings.maintenanceProductIds } : {}),
-      }),
+      jobs: [
+        ...realtimeJobs({
+          db,
+          logger,
+          clock,
+          historyPurgeIntervalMs: settings.historyPurgeIntervalMs,
+          presenceSweepIntervalMs: settings.presenceSweepIntervalMs,
+          ...productScope,
+        }),
+        ...sender.jobs,
+      ],
     });
     const running: RunningRole = {
-      close: () => hosts.stop(),
+      close: async () => {
+        await hosts.stop();
+        await sender.close();
+      },
       health: () =>
         hosts.healthy() ? { ok: true } : { ok: false, reason: 'an actor host stopped consuming' },
     };

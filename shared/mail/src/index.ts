@@ -92,6 +92,7 @@ export {
   returnPathDomain,
   verpAddress,
 } from './return-path.ts';
+export { emailLinksOf } from './sender/email-links.ts';
 export type { DkimKey, EmailLinks, MessageBuilder, SigningKeys } from './sender/message-builder.ts';
 export { createMessageBuilder } from './sender/message-builder.ts';
 export { MAIL_SENDER_KIND, mailSenderActorKind } from './sender/sender-actor.ts';
