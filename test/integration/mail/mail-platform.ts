@@ -1,0 +1,286 @@
+// The mail toolkit end to end in one process, started through the role modules as `lattice
+// start` does: the management API, the production edge and (unless a test only needs the
+// accepting side) the actors role with the mail sender and the email-state actor, over real
+// PostgreSQL, Redis and Kafka (topics of the platform's own), handing over to a real SMTP smart
+// host started by the test. One product with a verified domain (DKIM key made as `lattice
+// bootstrap` makes it) and its owner token.
+import { actorsRole } from '@lattice/actors';
+import { createRoleShared, type RoleShared } from '@lattice/cli';
+import {
+  type Clock,
+  type ConfigOverrides,
+  createLogger,
+  generateSecretKeyEntry,
+  type LatticeConfig,
+  parseSecretKeys,
+  type RunningRole,
+  type SecretKeyring,
+  sleep,
+} from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
+import { edgeRole } from '@lattice/edge';
+import { createPostgresDomainStore } from '@lattice/mail';
+import { managementRole } from '@lattice/management';
+import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { Registry } from 'prom-client';
+import { type SmartHost, startSmartHost } from '../../support/smart-host.ts';
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  json: T;
+  text: string;
+}
+
+type RunningManagementRole = Awaited<ReturnType<typeof managementRole.start>>;
+type RunningEdgeRole = Awaited<ReturnType<ReturnType<typeof edgeRole>['start']>>;
+
+export interface MailProduct {
+  productId: string;
+  ownerToken: string;
+  domain: string;
+  domainId: string;
+}
+
+export interface MailPlatform {
+  config: LatticeConfig;
+  db: Db;
+  keyring: SecretKeyring;
+  smartHost: SmartHost;
+  shared: RoleShared;
+  management: RunningManagementRole;
+  edge: RunningEdgeRole;
+  actors: RunningRole | null;
+  product: MailProduct;
+  /** Another product with a verified domain of its own. */
+  newProduct(label: string, domain: string): Promise<MailProduct>;
+  /** A management API call with a Bearer credential. */
+  call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer<T>>;
+  /** A public edge call under `/{productId}/mail`, with a key in Authorization when given. */
+  edgeCall<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    key: string | null,
+    body?: unknown,
+    headers?: Record<string, string>,
+    productId?: string,
+  ): Promise<Answer<T>>;
+  /** A production public key of the product with this scope, usable at once. */
+  publicKey(scope: Record<string, unknown>, product?: MailProduct): Promise<string>;
+  /** Polls mail_email_get until `done` holds (30 s at most). */
+  waitForEmail(
+    id: string,
+    done: (email: EmailAnswer) => boolean,
+    product?: MailProduct,
+  ): Promise<EmailAnswer>;
+  close(): Promise<void>;
+}
+
+export interface EmailAnswer {
+  id: string;
+  from: string;
+  to: string;
+  subject: string;
+  status: string;
+  created_at: string;
+  last_event: { type: string; occurred_at: string; bounce_kind: string | null; reason: string | null } | null;
+}
+
+export interface MailPlatformOptions {
+  label: string;
+  /** Default true. */
+  actors?: boolean;
+  /** The accepting side's clock (send-rate windows); default the system's. */
+  clock?: Clock;
+  config?: ConfigOverrides;
+  /** Default [100, 100, 100]. */
+  retryDelaysMs?: number[];
+}
+
+async function answerOf<T>(res: Response): Promise<Answer<T>> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json: json as T, text };
+}
+
+export async function startMailPlatform(opts: MailPlatformOptions): Promise<MailPlatform> {
+  const smartHost = await startSmartHost();
+  const name = uniqueName(opts.label);
+  const keys = generateSecretKeyEntry('t');
+  const base = testConfig({
+    kafkaTopicPrefix: `${name}.`,
+    kafkaPartitions: 4,
+    redisKeyPrefix: `${name}:`,
+    managementPort: 0,
+    smtpUrl: smartHost.url,
+    snapshotRefreshMs: 200,
+    secretKeys: keys,
+    publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
+    ...opts.config,
+  });
+  const config: LatticeConfig = {
+    ...base,
+    mail: { ...base.mail, retryDelaysMs: opts.retryDelaysMs ?? [100, 100, 100], ...opts.config?.mail },
+  };
+  const logger = createLogger({ name, level: config.logLevel });
+  const db = createDb({ databaseUrl: config.databaseUrl, logger });
+  await migrateLatest(db, logger);
+  const keyring = parseSecretKeys(keys);
+  const domains = createPostgresDomainStore(db, { keyring });
+
+  async function newProduct(label: string, domain: string): Promise<MailProduct> {
+    const made = await bootstrapProduct(db, { name: uniqueName(label), verifiedDomain: domain });
+    await domains.ensureKeys(made.product_id);
+    const row = (await db('mail_domains').where({ product_id: made.product_id }).first('id')) as {
+      id: string;
+    };
+    return { productId: made.product_id, ownerToken: made.owner_token, domain, domainId: row.id };
+  }
+  const product = await newProduct(
+    opts.label,
+    `${name.replace(/[^a-z0-9]/gi, '').toLowerCase()}.example.test`,
+  );
+
+  const registry = new Registry();
+  const shared = createRoleShared({
+    config,
+    logger,
+    registry,
+    db,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+  const management = await managementRole.start(
+    { ...managementRole.configOf(config), validateResponses: true },
+    shared,
+  );
+  const edge = await edgeRole('production').start(edgeRole('production').configOf(config), shared);
+  let actors: RunningRole | null = null;
+  if (opts.actors !== false) {
+    // A shared clock of its own: the sender and the sweeps run on real time.
+    const actorShared = createRoleShared({ config, logger, registry: new Registry(), db });
+    const running = await actorsRole.start(
+      {
+        ...actorsRole.configOf(config),
+        publicUrls: { production: edge.url, development: edge.url },
+        maintenanceProductIds: null,
+        mail: {
+          ...actorsRole.configOf(config).mail,
+          retrySweepIntervalMs: 50,
+          orphanSweepIntervalMs: 60_000,
+        },
+      },
+      actorShared,
+    );
+    actors = {
+      ...running,
+      close: async () => {
+        await running.close();
+        await actorShared.close();
+      },
+    };
+  }
+
+  const call = async <T>(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    answerOf<T>(
+      await fetch(`${management.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      }),
+    );
+
+  const platform: MailPlatform = {
+    config,
+    db,
+    keyring,
+    smartHost,
+    shared,
+    management,
+    edge,
+    actors,
+    product,
+    newProduct,
+    call,
+    async edgeCall<T>(
+      method: string,
+      path: string,
+      key: string | null,
+      body?: unknown,
+      headers: Record<string, string> = {},
+      productId = product.productId,
+    ) {
+      return answerOf<T>(
+        await fetch(`${edge.url}/${productId}/mail${path}`, {
+          method,
+          redirect: 'manual',
+          headers: {
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
+          },
+          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+        }),
+      );
+    },
+    async publicKey(scope, owner = product) {
+      const made = await call<{ key: string }>('POST', '/organization/public-keys', owner.ownerToken, {
+        name: 'mail test',
+        scope,
+      });
+      if (made.status !== 201) throw new Error(`public key: ${made.status} ${made.text}`);
+      // The edge learns of it by notification or within one snapshot period (200 ms here): until
+      // then the key answers 401; an unknown email's 404 means it passed the key check.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const probe = await fetch(
+          `${edge.url}/${owner.productId}/mail/emails/00000000-0000-4000-8000-000000000000`,
+          {
+            headers: { authorization: `Bearer ${made.json.key}` },
+          },
+        );
+        if (probe.status !== 401) return made.json.key;
+        if (Date.now() > deadline) throw new Error('the edge never learned of the new key');
+        await sleep(50);
+      }
+    },
+    async waitForEmail(id, done, owner = product) {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const got = await call<EmailAnswer>('GET', `/mail/emails/${id}`, owner.ownerToken);
+        if (got.status === 200 && done(got.json)) return got.json;
+        if (Date.now() > deadline) throw new Error(`email ${id} never got there: ${got.status} ${got.text}`);
+        await sleep(50);
+      }
+    },
+    async close() {
+      await actors?.close();
+      await edge.close();
+      await management.close();
+      await shared.close();
+      await smartHost.close();
+      await db.destroy();
+    },
+  };
+  return platform;
+}
