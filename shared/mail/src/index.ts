@@ -13,6 +13,8 @@ export {
   mailEventCodec,
   mailEventKey,
 } from './events/mail-event.ts';
+export type { InboundReceiverDeps, RunningInboundReceiver } from './inbound/inbound-receiver.ts';
+export { startInboundReceiver } from './inbound/inbound-receiver.ts';
 export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
 export {
   emailIdFromMessageId,
