@@ -66,7 +66,9 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
         const ok = await post(exact);
         expect(ok.status, ok.text).to.equal(202);
         const row = await p.db('mail_emails').where({ id: ok.json.id }).first('html');
-        expect(row.html.length, 'the whole body was kept').to.equal(CAP - JSON.stringify(body({ html: '' })).length);
+        expect(row.html.length, 'the whole body was kept').to.equal(
+          CAP - JSON.stringify(body({ html: '' })).length,
+        );
         const over = await post(bodyOfSize(CAP + 1));
         expect(over.status).to.equal(413);
         expect(errorOf(over)).to.include({ code: 'payload_too_large' });
@@ -91,17 +93,26 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
         expect(refused.headers.get('ratelimit')).to.include('"mail-send";r=0;t=1');
       }
       // The edge's own per-IP policy rides in the same fields.
-      expect((await viaEdge(body())).headers.get('ratelimit-policy')).to.match(/"per-ip";q=\d+;w=60, "mail-send";q=10;w=1/);
-      const before = await p.db('mail_emails').where({ product_id: p.product.productId }).count<{ c: string }[]>({ c: '*' });
+      expect((await viaEdge(body())).headers.get('ratelimit-policy')).to.match(
+        /"per-ip";q=\d+;w=60, "mail-send";q=10;w=1/,
+      );
+      const before = await p
+        .db('mail_emails')
+        .where({ product_id: p.product.productId })
+        .count<{ c: string }[]>({ c: '*' });
       clock.advance(1000);
       expect((await viaEdge(body())).status).to.equal(202);
-      const afterCount = await p.db('mail_emails').where({ product_id: p.product.productId }).count<{ c: string }[]>({ c: '*' });
+      const afterCount = await p
+        .db('mail_emails')
+        .where({ product_id: p.product.productId })
+        .count<{ c: string }[]>({ c: '*' });
       expect(Number(afterCount[0]!.c) - Number(before[0]!.c), 'refused sends kept nothing').to.equal(1);
     });
 
     it('a suppressed recipient counts toward the rate; another product has a rate of its own', async () => {
       await p.call('POST', '/mail/suppressions', p.product.ownerToken, { address: 'gone@example.net' });
-      for (let i = 0; i < 10; i++) expect((await viaManagement(body({ to: 'gone@example.net' }))).status).to.equal(202);
+      for (let i = 0; i < 10; i++)
+        expect((await viaManagement(body({ to: 'gone@example.net' }))).status).to.equal(202);
       expect((await viaManagement(body())).status).to.equal(429);
       const other = await p.newProduct('mail-accept-other', 'other-accept.example.test');
       const theirs = await viaManagement(body({ from: from(other) }), {}, other.ownerToken);
@@ -119,7 +130,10 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
       expect(again.json.id).to.equal(first.json.id);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       // Key order does not change the canonical body.
-      const reordered = await viaManagement({ html: '<p>x</p>', subject: 'Hi', to: 'bob@example.net', from: from() }, key);
+      const reordered = await viaManagement(
+        { html: '<p>x</p>', subject: 'Hi', to: 'bob@example.net', from: from() },
+        key,
+      );
       expect(reordered.json.id).to.equal(first.json.id);
       const mismatch = await viaEdge(body({ subject: 'Other' }), key);
       expect(mismatch.status).to.equal(409);
@@ -167,20 +181,30 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
   describe('verified domains and mail-key locks', () => {
     it('from outside the verified domains, or on a subdomain of one: 422 domain_not_verified on both surfaces', async () => {
       for (const sender of [`a@unknown.example.test`, `a@sub.${p.product.domain}`]) {
-        for (const refused of [await viaManagement(body({ from: sender })), await viaEdge(body({ from: sender }))]) {
+        for (const refused of [
+          await viaManagement(body({ from: sender })),
+          await viaEdge(body({ from: sender })),
+        ]) {
           expect(refused.status).to.equal(422);
           expect(errorOf(refused)).to.include({ code: 'domain_not_verified', step: 'domain_check' });
         }
       }
       // A domain that exists but is pending (created through the API, never verified).
-      const created = await p.call<{ id: string; name: string }>('POST', '/mail/domains', p.product.ownerToken, {
-        name: `pending-${Date.now()}.example.test`,
-      });
+      const created = await p.call<{ id: string; name: string }>(
+        'POST',
+        '/mail/domains',
+        p.product.ownerToken,
+        {
+          name: `pending-${Date.now()}.example.test`,
+        },
+      );
       expect(created.status).to.equal(201);
       const pending = await viaManagement(body({ from: `a@${created.json.name}` }));
       expect(errorOf(pending)).to.include({ code: 'domain_not_verified' });
       // Case and a display name do not matter.
-      expect((await viaManagement(body({ from: `Ann <A@${p.product.domain.toUpperCase()}>` }))).status).to.equal(202);
+      expect(
+        (await viaManagement(body({ from: `Ann <A@${p.product.domain.toUpperCase()}>` }))).status,
+      ).to.equal(202);
     });
 
     it('a domain-locked mail key sends from its domain only; its imported copy on the edge sends from any verified domain', async () => {
@@ -202,7 +226,9 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
       expect(elsewhere.status).to.equal(422);
       expect(errorOf(elsewhere)).to.include({ code: 'domain_not_verified' });
 
-      const imported = await p.call('POST', '/organization/public-keys/import', p.product.ownerToken, { toolkit: 'mail' });
+      const imported = await p.call('POST', '/organization/public-keys/import', p.product.ownerToken, {
+        toolkit: 'mail',
+      });
       expect(imported.status, imported.text).to.be.oneOf([200, 201]);
       // The imported copy keeps the lmk_ value; wait for the edge to learn it.
       let onEdge: Answer<{ id: string }> | undefined;
@@ -225,7 +251,10 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
         expect((await p.call('GET', `/mail/emails/${sent.json.id}`, token)).status).to.equal(200);
       }
       for (const scope of ['full_access', 'sending_access']) {
-        const made = await p.call<{ key: string }>('POST', '/mail/api-keys', p.product.ownerToken, { name: scope, scope });
+        const made = await p.call<{ key: string }>('POST', '/mail/api-keys', p.product.ownerToken, {
+          name: scope,
+          scope,
+        });
         expect((await viaManagement(body(), {}, made.json.key)).status, scope).to.equal(202);
         expect((await p.call('GET', `/mail/emails/${sent.json.id}`, made.json.key)).status).to.equal(200);
       }
@@ -236,7 +265,9 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
       const listing = await p.call('GET', '/mail/suppressions', sending.json.key);
       expect(listing.status).to.equal(401);
       expect(errorOf(listing)).to.include({ code: 'restricted_api_key' });
-      const rtk = await p.call<{ key: string }>('POST', '/realtime/api-keys', p.product.ownerToken, { name: 'rt' });
+      const rtk = await p.call<{ key: string }>('POST', '/realtime/api-keys', p.product.ownerToken, {
+        name: 'rt',
+      });
       const refused = await viaManagement(body(), {}, rtk.json.key);
       expect(refused.status).to.equal(401);
       expect(errorOf(refused)).to.include({ code: 'restricted_api_key' });
@@ -282,9 +313,13 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
           expect(errorOf(answer).code).to.equal(code);
         }
       }
-      const fields = errorOf(await viaEdge(body({ to: 'a@example.net, b@example.net', from: 'nope' }))).fields;
+      const fields = errorOf(
+        await viaEdge(body({ to: 'a@example.net, b@example.net', from: 'nope' })),
+      ).fields;
       expect(fields?.map((f) => f.path)).to.deep.equal(['body.from', 'body.to']);
-      const wrongType = await p.edgeCall('POST', '/emails', edgeKey, 'from=a', { 'content-type': 'text/plain' });
+      const wrongType = await p.edgeCall('POST', '/emails', edgeKey, 'from=a', {
+        'content-type': 'text/plain',
+      });
       expect(wrongType.status).to.equal(415);
       expect(await countEmails(p)).to.equal(before);
     });
@@ -303,7 +338,10 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
 });
 
 async function countEmails(p: MailPlatform): Promise<number> {
-  const [row] = await p.db('mail_emails').where({ product_id: p.product.productId }).count<{ c: string }[]>({ c: '*' });
+  const [row] = await p
+    .db('mail_emails')
+    .where({ product_id: p.product.productId })
+    .count<{ c: string }[]>({ c: '*' });
   return Number(row!.c);
 }
 

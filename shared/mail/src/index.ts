@@ -83,6 +83,8 @@ export type { MailHttpMetrics } from './http/mail-http-metrics.ts';
 export { mailHttpMetrics } from './http/mail-http-metrics.ts';
 export type { MailHttpRuntime, MailHttpRuntimeDeps, MailHttpSettings } from './http/mail-http-runtime.ts';
 export { mailHttpSettingsOf, startMailHttpRuntime } from './http/mail-http-runtime.ts';
+export type { InboundReceiverDeps, RunningInboundReceiver } from './inbound/inbound-receiver.ts';
+export { startInboundReceiver } from './inbound/inbound-receiver.ts';
 export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
 export {
   emailIdFromMessageId,
