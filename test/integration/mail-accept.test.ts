@@ -246,7 +246,7 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
     it('management: member tokens of every role and both mail key scopes send and read; a realtime key is 401 restricted_api_key', async () => {
       const sent = await viaManagement(body());
       for (const role of ['admin', 'member'] as const) {
-        const { token } = await memberOf(p, role);
+        const token = await p.member(role);
         expect((await viaManagement(body(), {}, token)).status, role).to.equal(202);
         expect((await p.call('GET', `/mail/emails/${sent.json.id}`, token)).status).to.equal(200);
       }
@@ -343,9 +343,4 @@ async function countEmails(p: MailPlatform): Promise<number> {
     .where({ product_id: p.product.productId })
     .count<{ c: string }[]>({ c: '*' });
   return Number(row!.c);
-}
-
-async function memberOf(p: MailPlatform, role: 'admin' | 'member'): Promise<{ token: string }> {
-  const { bootstrapMember } = await import('./mail/members.ts');
-  return bootstrapMember(p.db, p.product.productId, role);
 }

@@ -80,11 +80,18 @@ function mail(
 const channel = { params: 'realtime-channel-params' } as const;
 const link = { request: { params: 'mail-link-params' } } as const;
 
-// The send route has no body schema yet: until the mail toolkit declares it, a body on it is
-// refused. The one-click unsubscribe takes RFC 8058's form body (`List-Unsubscribe=One-Click`).
+// The one-click unsubscribe takes RFC 8058's form body (`List-Unsubscribe=One-Click`); every other
+// route with a body takes JSON.
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
-  mail('public_mail_email_send', 'POST', '/emails', true, { bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES }),
-  mail('public_mail_email_get', 'GET', '/emails/{id}', true, { request: { params: 'mail-email-params' } }),
+  mail('public_mail_email_send', 'POST', '/emails', true, {
+    bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES,
+    request: { body: 'mail-email-send' },
+    responses: { 202: 'mail-email-accepted' },
+  }),
+  mail('public_mail_email_get', 'GET', '/emails/{id}', true, {
+    request: { params: 'mail-email-params' },
+    responses: { 200: 'mail-email' },
+  }),
   mail('public_mail_open_track', 'GET', '/t/open/{token}', false, link),
   mail('public_mail_click_track', 'GET', '/t/click/{token}', false, link),
   mail('public_mail_unsubscribe_page', 'GET', '/unsubscribe/{token}', false, link),

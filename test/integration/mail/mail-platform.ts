@@ -4,7 +4,7 @@
 // PostgreSQL, Redis and Kafka (topics of the platform's own), handing over to a real SMTP smart
 // host started by the test. One product with a verified domain (DKIM key made as `lattice
 // bootstrap` makes it) and its owner token.
-import { actorsRole } from '@lattice/actors';
+import { actorsRole, createCatalogTopics } from '@lattice/actors';
 import { createRoleShared, type RoleShared } from '@lattice/cli';
 import {
   type Clock,
@@ -21,7 +21,15 @@ import { testConfig, uniqueName } from '@lattice/core/testing';
 import { edgeRole } from '@lattice/edge';
 import { createPostgresDomainStore } from '@lattice/mail';
 import { managementRole } from '@lattice/management';
-import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import {
+  bootstrapProduct,
+  createDb,
+  createPostgresMemberRepository,
+  createPostgresMemberTokenRepository,
+  type Db,
+  issueMemberToken,
+  migrateLatest,
+} from '@lattice/store';
 import { Registry } from 'prom-client';
 import { type SmartHost, startSmartHost } from '../../support/smart-host.ts';
 
@@ -52,6 +60,8 @@ export interface MailPlatform {
   edge: RunningEdgeRole;
   actors: RunningRole | null;
   product: MailProduct;
+  /** A further member of the platform's product with this role, and their token. */
+  member(role: 'owner' | 'admin' | 'member'): Promise<string>;
   /** Another product with a verified domain of its own. */
   newProduct(label: string, domain: string): Promise<MailProduct>;
   /** A management API call with a Bearer credential. */
@@ -160,6 +170,8 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
     db,
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
+  // The actors role creates the topics when it starts; without it the accepting side needs them.
+  await createCatalogTopics(config, shared.kafka('topics'), logger);
   const management = await managementRole.start(
     { ...managementRole.configOf(config), validateResponses: true },
     shared,
@@ -221,6 +233,19 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
     actors,
     product,
     newProduct,
+    async member(role) {
+      const member = await createPostgresMemberRepository(db).create({
+        productId: product.productId,
+        name: role,
+        role,
+      });
+      const { token } = await issueMemberToken(createPostgresMemberTokenRepository(db), {
+        productId: product.productId,
+        memberId: member.id,
+        name: `${role} token`,
+      });
+      return token;
+    },
     call,
     async edgeCall<T>(
       method: string,
