@@ -52,6 +52,8 @@ export interface MailSenderDeps {
 
 export interface MailSender {
   registration: ActorKindRegistration<MailOutboundRecord>;
+  /** The process's publisher of mail events (the inbound receiver publishes through it too). */
+  events: MailEventPublisher;
   jobs: PeriodicJob[];
   close(): Promise<void>;
 }
@@ -92,6 +94,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
     }));
   return {
     registration: { topic: TOPIC_CATALOG.mailOutbound.name, codec: mailOutboundCodec(), kind },
+    events,
     jobs: [
       {
         name: 'mail-retries',

@@ -1,6 +1,6 @@
 // The `actors` role (`lattice start actors`): the partition actor hosts with the channel actor
-// kind, the email-state actor kind and the mail sender, and the realtime and mail maintenance
-// jobs beside them.
+// kind, the email-state actor kind and the mail sender, the realtime and mail maintenance jobs
+// beside them, and the inbound SMTP receiver of bounces and complaints.
 import type {
   Clock,
   Environment,
@@ -10,7 +10,13 @@ import type {
   RunningRole,
   SecretKeyring,
 } from '@lattice/core';
-import { createPostgresDomainStore, createTrackingLinks, emailLinksOf } from '@lattice/mail';
+import {
+  createPostgresDomainStore,
+  createTrackingLinks,
+  emailLinksOf,
+  type RunningInboundReceiver,
+  startInboundReceiver,
+} from '@lattice/mail';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
@@ -36,6 +42,8 @@ export interface ActorsSettings extends ActorHostSettings {
   mail: MailSenderSettings;
   /** Tracking and unsubscribe links point at the edge of the environment that accepted the send. */
   publicUrls: Record<Environment, string>;
+  /** The inbound SMTP receiver of bounces and complaints (INBOUND_SMTP_PORT); null: not run here. */
+  inbound: { host: string; port: number; maxBytes: number } | null;
 }
 
 export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
@@ -57,6 +65,7 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
       orphanGraceMs: 120_000,
     },
     publicUrls: config.publicUrls,
+    inbound: { host: config.host, port: config.inboundSmtpPort, maxBytes: config.mail.inboundMaxBytes },
   };
 }
 
@@ -123,8 +132,27 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
         ...sender.jobs,
       ],
     });
+    let inbound: RunningInboundReceiver | null = null;
+    try {
+      inbound = settings.inbound
+        ? await startInboundReceiver({
+            ...settings.inbound,
+            db,
+            events: sender.events,
+            logger,
+            registry: shared.registry,
+            clock,
+          })
+        : null;
+    } catch (err) {
+      await hosts.stop();
+      await sender.close();
+      throw err;
+    }
     const running: RunningRole = {
       close: async () => {
+        // Reports being received are answered (their events published) before the publisher closes.
+        await inbound?.close();
         await hosts.stop();
         await sender.close();
       },

@@ -20,7 +20,7 @@ const args = JSON.parse(process.argv[2] ?? '{}') as PlatformArgs;
 
 async function main(): Promise<void> {
   const { config, db, shared } = benchPlatform(args, 'bench-gateway-platform');
-  const actors = await actorsRole.start(actorsRole.configOf(config), shared);
+  const actors = await actorsRole.start({ ...actorsRole.configOf(config), inbound: null }, shared);
   const role = edgeRole('production');
   const edge = await role.start({ ...role.configOf(config), keyChangeNotifications: false }, shared);
   process.on('message', async (m: { type: string }) => {

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   let url: string | null = null;
   if (args.role === 'actors') {
-    const actors = await actorsRole.start(actorsRole.configOf(config), shared);
+    const actors = await actorsRole.start({ ...actorsRole.configOf(config), inbound: null }, shared);
     stops.push(() => actors.close());
   } else {
     const role = edgeRole('production');

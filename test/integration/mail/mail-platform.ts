@@ -31,6 +31,7 @@ import {
   migrateLatest,
 } from '@lattice/store';
 import { Registry } from 'prom-client';
+import { freePort } from '../../support/lattice-process.ts';
 import { type SmartHost, startSmartHost } from '../../support/smart-host.ts';
 
 export interface Answer<T = Record<string, unknown>> {
@@ -59,6 +60,10 @@ export interface MailPlatform {
   management: RunningManagementRole;
   edge: RunningEdgeRole;
   actors: RunningRole | null;
+  /** The actors role's metrics. */
+  actorsRegistry: Registry;
+  /** Where the actors role's inbound receiver of bounces and complaints listens. */
+  inboundPort: number;
   product: MailProduct;
   /** A further member of the platform's product with this role, and their token. */
   member(role: 'owner' | 'admin' | 'member'): Promise<string>;
@@ -178,13 +183,16 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
   );
   const edge = await edgeRole('production').start(edgeRole('production').configOf(config), shared);
   let actors: RunningRole | null = null;
+  const actorsRegistry = new Registry();
+  const inboundPort = await freePort();
   if (opts.actors !== false) {
     // A shared clock of its own: the sender and the sweeps run on real time.
-    const actorShared = createRoleShared({ config, logger, registry: new Registry(), db });
+    const actorShared = createRoleShared({ config, logger, registry: actorsRegistry, db });
     const running = await actorsRole.start(
       {
         ...actorsRole.configOf(config),
         publicUrls: { production: edge.url, development: edge.url },
+        inbound: { host: '127.0.0.1', port: inboundPort, maxBytes: config.mail.inboundMaxBytes },
         maintenanceProductIds: null,
         mail: {
           ...actorsRole.configOf(config).mail,
@@ -231,6 +239,8 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
     management,
     edge,
     actors,
+    inboundPort,
+    actorsRegistry,
     product,
     newProduct,
     async member(role) {

@@ -105,7 +105,7 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
   const redis = actorsShared.redis('actors');
   const actors = await actorsRole.start(
     // The database is shared with other test files: the maintenance jobs look at no product.
-    { ...actorsRole.configOf(config), maintenanceProductIds: [] },
+    { ...actorsRole.configOf(config), maintenanceProductIds: [], inbound: null },
     actorsShared,
   );
   const stacks: Stack[] = [];
