@@ -116,6 +116,8 @@ export interface MailPlatformOptions {
   config?: ConfigOverrides;
   /** Default [100, 100, 100]. */
   retryDelaysMs?: number[];
+  /** Default the product default (10). */
+  sendRatePerSecond?: number;
 }
 
 async function answerOf<T>(res: Response): Promise<Answer<T>> {
@@ -146,7 +148,12 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
   });
   const config: LatticeConfig = {
     ...base,
-    mail: { ...base.mail, retryDelaysMs: opts.retryDelaysMs ?? [100, 100, 100], ...opts.config?.mail },
+    mail: {
+      ...base.mail,
+      retryDelaysMs: opts.retryDelaysMs ?? [100, 100, 100],
+      ...(opts.sendRatePerSecond ? { sendRatePerSecond: opts.sendRatePerSecond } : {}),
+      ...opts.config?.mail,
+    },
   };
   const logger = createLogger({ name, level: config.logLevel });
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
