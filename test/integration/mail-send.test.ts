@@ -219,6 +219,13 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
       expect(html).to.include('href="mailto:x@y.org"');
       expect(clickUrl!.startsWith(`${p.edge.url}/${p.product.productId}/mail/t/click/`)).to.equal(true);
 
+      // Two opens and two clicks of one link: once the actor dropped the repeats, all four were
+      // applied (one email's events are applied in order), and one of each is recorded.
+      const dropped = async (reason: string) =>
+        (
+          await p.actorsRegistry.getSingleMetric('lattice_mail_state_events_dropped_total')!.get()
+        ).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+      const [opensBefore, clicksBefore] = [await dropped('repeat_open'), await dropped('repeat_click')];
       const click = await fetch(clickUrl!.replaceAll('&amp;', '&'), { redirect: 'manual' });
       expect(click.status).to.equal(302);
       expect(click.headers.get('location')).to.equal('https://shop.example.org/item?id=1&ref=mail');
@@ -227,8 +234,17 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
         expect((await fetch(pixelUrl!.replaceAll('&amp;', '&'))).status).to.equal(200);
       await waitUntil(
         async () =>
-          (await p.db('mail_email_events').where({ email_id: id }).whereIn('type', ['opened', 'clicked']))
-            .length === 2,
+          (await dropped('repeat_open')) === opensBefore + 1 &&
+          (await dropped('repeat_click')) === clicksBefore + 1,
+      );
+      const recorded = (await p
+        .db('mail_email_events')
+        .where({ email_id: id })
+        .whereIn('type', ['opened', 'clicked'])
+        .select('type', 'link')) as Array<{ type: string; link: string | null }>;
+      expect(recorded.map((r) => r.type).sort()).to.deep.equal(['clicked', 'opened']);
+      expect(recorded.find((r) => r.type === 'clicked')!.link).to.equal(
+        'https://shop.example.org/item?id=1&ref=mail',
       );
       const email = await p.waitForEmail(id, (e) => ['opened', 'clicked'].includes(e.last_event?.type ?? ''));
       expect(email.status).to.equal('delivered');

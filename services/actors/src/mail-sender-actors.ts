@@ -1,6 +1,6 @@
 // The mail sender part of the actors role: the sender actor kind on `mail.outbound` (one pooled
 // SMTP transport per process, to SMTP_URL), and its sweeps (due retries, orphaned accepts).
-import type { Clock, Logger } from '@lattice/core';
+import { type Clock, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
 import { createRecordProducer, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import {
   createMailEventPublisher,
@@ -15,6 +15,7 @@ import {
   mailEventCodec,
   mailOutboundCodec,
   mailSenderActorKind,
+  purgeExpiredKeys,
   type SigningKeys,
   senderMetrics,
 } from '@lattice/mail';
@@ -46,6 +47,8 @@ export interface MailSenderDeps {
   clock: Clock;
   keys: SigningKeys;
   links: EmailLinks;
+  /** Waits between tries of storing a result. Default systemScheduler. */
+  scheduler?: Scheduler;
   /** Limit the sweeps to these products (tests sharing a database); default every product. */
   productIds?: readonly string[];
 }
@@ -77,6 +80,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
     retryDelaysMs: settings.retryDelaysMs,
     metrics: senderMetrics(deps.registry),
     clock,
+    scheduler: deps.scheduler ?? systemScheduler,
     logger,
   });
   let sweeps: ReturnType<typeof createSenderSweeps> | undefined;
@@ -101,6 +105,13 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
         intervalMs: settings.retrySweepIntervalMs,
         run: async ({ producer, topicPrefix }) => {
           await sweepsOf(producer, topicPrefix).retries();
+        },
+      },
+      {
+        name: 'mail-idempotency-purge',
+        intervalMs: 60_000,
+        run: async () => {
+          await purgeExpiredKeys(db, clock.nowMs());
         },
       },
       {

@@ -14,7 +14,7 @@ export type {
 export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';
 export type { ErrorBody, FieldError } from './errors.ts';
 export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.ts';
-export { isUuid, newId } from './ids.ts';
+export { isUuid, nameBasedUuid, newId } from './ids.ts';
 export type { Logger } from './logger.ts';
 export { createLogger } from './logger.ts';
 export { retryWithBackoff } from './retry.ts';

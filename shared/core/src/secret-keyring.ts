@@ -82,7 +82,10 @@ export function openSecret(keyring: SecretKeyring, purpose: string, sealed: stri
   const key = keyring.purposeKey(kid, purpose);
   if (!key) throw new SecretKeyError(`sealed with key ${kid}, which LATTICE_SECRET_KEYS no longer holds`);
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    // A full 16-byte tag only: GCM would otherwise accept a truncated one.
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
+      authTagLength: 16,
+    });
     decipher.setAAD(Buffer.from(`${kid}/${purpose}`));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(

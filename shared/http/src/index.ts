@@ -12,6 +12,7 @@ export {
   allowedMethods,
   findKeyedRoute,
   isToolkit,
+  MAIL_SEND_BODY_LIMIT_BYTES,
   matchPublicRoute,
   PUBLIC_ROUTES,
   TOOLKITS,

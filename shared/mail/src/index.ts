@@ -64,6 +64,7 @@ export type { EmailView } from './emails/email-reader.ts';
 export { readEmail } from './emails/email-reader.ts';
 export type { MailOutboundRecord } from './emails/outbound-record.ts';
 export { derivedEventId, mailOutboundCodec } from './emails/outbound-record.ts';
+export { purgeExpiredKeys } from './emails/send-idempotency.ts';
 export type { SendEmailBody, SendRequest } from './emails/send-request.ts';
 export { checkSendBody } from './emails/send-request.ts';
 export type {
@@ -96,7 +97,7 @@ export {
 } from './return-path.ts';
 export { emailLinksOf } from './sender/email-links.ts';
 export type { DkimKey, EmailLinks, MessageBuilder, SigningKeys } from './sender/message-builder.ts';
-export { createMessageBuilder } from './sender/message-builder.ts';
+export { createMessageBuilder, UnsendableError } from './sender/message-builder.ts';
 export { MAIL_SENDER_KIND, mailSenderActorKind } from './sender/sender-actor.ts';
 export type { SendState } from './sender/sender-logic.ts';
 export type { SenderMetrics } from './sender/sender-metrics.ts';

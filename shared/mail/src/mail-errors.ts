@@ -53,6 +53,16 @@ export const MAIL_ERRORS = {
       headers: { 'Retry-After': '1' },
     }),
   emailNotFound: () => new ApiError(404, 'not_found', MAIL_STEP.lookup, 'No email with this id'),
+  emailUnavailable: () =>
+    new ApiError(
+      503,
+      'email_unavailable',
+      MAIL_STEP.lookup,
+      'Emails cannot be read right now; retry with backoff',
+      {
+        headers: { 'Retry-After': '1' },
+      },
+    ),
   domainNotFound: () => new ApiError(404, 'not_found', MAIL_STEP.domains, 'No mail domain with this id'),
   domainExists: (name: string) =>
     new ApiError(409, 'domain_exists', MAIL_STEP.domains, `"${name}" is already a domain of this product`),

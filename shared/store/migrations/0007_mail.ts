@@ -70,6 +70,9 @@ export async function up(knex: Knex): Promise<void> {
     `create index mail_emails_deferred on mail_emails (send_next_attempt_at) where send_state = 'deferred'`,
   );
   await knex.raw(
+    `create index mail_emails_requeued on mail_emails (send_requeued_at) where send_state = 'requeued'`,
+  );
+  await knex.raw(
     `create index mail_emails_unsent on mail_emails (created_at) where send_state = 'pending' and status = 'queued'`,
   );
   await knex.raw(

@@ -24,6 +24,9 @@ export function createDb(opts: DbOptions): Db {
     connection: opts.databaseUrl,
     // min 0 lets idle processes (tests, CLI) hold no connection and exit promptly.
     pool: { min: 0, max: poolMax },
+    // An error's message names the statement, never its values: bound values hold what clients
+    // sent (whole email bodies, addresses), and errors reach logs.
+    compileSqlOnError: false,
     ...(opts.logger ? { log: knexLog(opts.logger) } : {}),
   });
 }

@@ -2,6 +2,7 @@ export type { BootstrapResult } from './bootstrap.ts';
 export { bootstrapProduct } from './bootstrap.ts';
 export type { Db, DbExecutor } from './db.ts';
 export { createDb } from './db.ts';
+export { isDataError } from './db-errors.ts';
 export { createPostgresMemberRepository } from './member-repository.postgres.ts';
 export type { MemberRole } from './member-repository.ts';
 export { issueMemberToken, MEMBER_TOKEN_PREFIX } from './member-token-issue.ts';

@@ -197,7 +197,10 @@ export async function edgeSuite(): Promise<EdgeSuite> {
 const VALID_BODIES: ReadonlyArray<[suffix: string, body: unknown]> = [
   ['/realtime/messages', { channel: 'chat:edge', data: 1 }],
   ['/realtime/tokens/issue', { subject: 'edge-test', channels: [{ name: 'chat:edge', ops: ['subscribe'] }] }],
-  ['/mail/emails', { from: 'news@edge.example.test', to: 'bob@example.net', subject: 'Hi', html: '<p>x</p>' }],
+  [
+    '/mail/emails',
+    { from: 'news@edge.example.test', to: 'bob@example.net', subject: 'Hi', html: '<p>x</p>' },
+  ],
 ];
 
 export async function call(

@@ -3,15 +3,12 @@
 // schema, the same services, the same answers. These two are all a `sending_access` mail key
 // reaches; a domain-locked mail key sends only from its domain (an imported copy on the public
 // edge is not locked). Tracking links of emails sent here point at the production edge.
-import type { RouteDef } from '@lattice/http';
+import { MAIL_SEND_BODY_LIMIT_BYTES, type RouteDef } from '@lattice/http';
 import type { MailHttp, SendEmailBody } from '@lattice/mail';
 import { SENDING_ACCESS } from '../auth/access-policy.ts';
 import { principalOf } from './principal.ts';
 
 const common = { area: 'mail', auth: 'management', access: SENDING_ACCESS } as const;
-
-/** decisions.md: the send body cap, as on the edge. */
-export const MAIL_SEND_BODY_LIMIT_BYTES = 1_048_576;
 
 export function mailEmailRoutes(deps: { mail: MailHttp }): RouteDef[] {
   const { mail } = deps;

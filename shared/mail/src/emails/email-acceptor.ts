@@ -10,7 +10,7 @@
 // A crash between 6's commit and its produce leaves a queued row without its record: the orphan
 // sweep (sender jobs) produces it, so an accepted email is never left queued for good.
 import { randomUUID } from 'node:crypto';
-import type { Clock, Environment, Logger } from '@lattice/core';
+import { ApiError, type Clock, type Environment, errorMessage, type Logger } from '@lattice/core';
 import { HTTP_ERRORS, idempotencyKeyProblem } from '@lattice/http';
 import type { GroupCommitPublisher } from '@lattice/kafka';
 import {
@@ -93,12 +93,37 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
   const policy = deps.sendRate.policy;
   const headersOf = (result: RateLimitResult) => rateLimitHeaders([{ policy, result }]);
 
-  async function withdraw(productId: string, emailId: string, key: IdempotencyKeyRef | null) {
-    await db.transaction(async (trx) => {
+  /**
+   * Deletes an email whose record may not be in Kafka, with its claim; false when the sender took
+   * it already (a produce that timed out can still land), which makes the send a success.
+   */
+  async function withdraw(
+    productId: string,
+    emailId: string,
+    key: IdempotencyKeyRef | null,
+  ): Promise<boolean> {
+    return db.transaction(async (trx) => {
+      const deleted = await trx('mail_emails')
+        .where({ id: emailId })
+        .whereIn('send_state', ['pending', 'done'])
+        .where('send_attempts', 0)
+        .delete();
+      if (deleted === 0) return false;
       if (key)
         await trx('mail_idempotency_keys').where({ product_id: productId, key_hash: key.keyHash }).delete();
-      await trx('mail_emails').where({ id: emailId }).delete();
+      return true;
     });
+  }
+
+  /** A failure of PostgreSQL or Kafka is the service's trouble: 503, logged, never a 500. */
+  async function available<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      log.warn({ err: errorMessage(err) }, `${what} failed`);
+      throw MAIL_ERRORS.sendUnavailable();
+    }
   }
 
   return {
@@ -110,49 +135,59 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
       }
       const request = checkSendBody(input.body);
 
-      const domain = await deps.domains.verifiedDomainByName(productId, request.from.domain);
+      // A repeat answers what the first answered, whatever changed since (a domain that turned
+      // pending, the rate): it sends nothing.
+      const key =
+        input.idempotencyKey === undefined ? null : idempotencyKeyRef(input.idempotencyKey, input.body);
+      if (key) {
+        const first = await available('reading an Idempotency-Key', () =>
+          replayedEmailId(db, productId, key, clock.nowMs()),
+        );
+        if (first !== undefined) return { status: 202, body: { id: first }, headers: {}, replayed: true };
+      }
+
+      const domain = await available('reading the sending domain', () =>
+        deps.domains.verifiedDomainByName(productId, request.from.domain),
+      );
       const locked = input.domainLock !== undefined && input.domainLock !== null;
       if (!domain || (locked && domain.id !== input.domainLock))
         throw MAIL_ERRORS.domainNotVerified(request.from.domain, locked);
 
-      const key =
-        input.idempotencyKey === undefined ? null : idempotencyKeyRef(input.idempotencyKey, input.body);
-      if (key) {
-        const first = await replayedEmailId(db, productId, key, clock.nowMs());
-        if (first !== undefined) return { status: 202, body: { id: first }, headers: {}, replayed: true };
-      }
-
       const rate = await deps.sendRate.consume(productId);
       if (!rate.allowed) throw MAIL_ERRORS.sendRateExceeded(headersOf(rate));
 
-      const suppressed = await deps.suppressions.isSuppressed(productId, request.to.normalized);
+      const suppressed = await available('reading the suppression list', () =>
+        deps.suppressions.isSuppressed(productId, request.to.normalized),
+      );
       const id = randomUUID();
       const nowMs = clock.nowMs();
-      const claimed = await db.transaction(async (trx) => {
-        if (key && !(await claimKey(trx, productId, key, id, nowMs))) return false;
-        await trx('mail_emails').insert({
-          id,
-          product_id: productId,
-          environment: input.environment,
-          domain_id: domain.id,
-          from_header: input.body.from,
-          to_header: input.body.to,
-          to_address: request.to.normalized,
-          subject: request.subject,
-          html: request.html,
-          text: request.text,
-          reply_to: input.body.reply_to ?? null,
-          headers: JSON.stringify(request.headers),
-          tags: JSON.stringify(request.tags),
-          track_opens: domain.openTracking,
-          track_clicks: domain.clickTracking,
-          message_id: messageIdFor(id, domain.name),
-          status: suppressed ? 'suppressed' : 'queued',
-          send_state: suppressed ? 'done' : 'pending',
-          created_at: new Date(nowMs),
-        });
-        return true;
-      });
+      const claimed = await available('storing the email', () =>
+        db.transaction(async (trx) => {
+          if (key && !(await claimKey(trx, productId, key, id, nowMs))) return false;
+          await trx('mail_emails').insert({
+            id,
+            product_id: productId,
+            environment: input.environment,
+            domain_id: domain.id,
+            from_header: input.body.from,
+            to_header: input.body.to,
+            to_address: request.to.normalized,
+            subject: request.subject,
+            html: request.html,
+            text: request.text,
+            reply_to: input.body.reply_to ?? null,
+            headers: JSON.stringify(request.headers),
+            tags: JSON.stringify(request.tags),
+            track_opens: domain.openTracking,
+            track_clicks: domain.clickTracking,
+            message_id: messageIdFor(id, domain.name),
+            status: suppressed ? 'suppressed' : 'queued',
+            send_state: suppressed ? 'done' : 'pending',
+            created_at: new Date(nowMs),
+          });
+          return true;
+        }),
+      );
       if (!claimed) {
         // Another request claimed the key between our read and our write: answer as it does.
         const first = await replayedEmailId(db, productId, key!, clock.nowMs());
@@ -185,15 +220,23 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
           });
         }
       } catch (err) {
-        log.warn({ err, emailId: id }, 'queueing an accepted email failed; withdrawn');
-        await withdraw(productId, id, key).catch((withdrawErr: unknown) =>
+        log.warn({ err: errorMessage(err), emailId: id }, 'queueing an accepted email failed');
+        const withdrawn = await withdraw(productId, id, key).catch((withdrawErr: unknown) => {
           // Left for the orphan sweep, which hands it over: the answer stays a 503, and the
           // client's retry with its Idempotency-Key finds the email.
-          log.error({ err: withdrawErr, emailId: id }, 'withdrawing an unqueued email failed'),
-        );
-        throw MAIL_ERRORS.sendUnavailable();
+          log.error({ err: errorMessage(withdrawErr), emailId: id }, 'withdrawing an unqueued email failed');
+          return true;
+        });
+        if (withdrawn) throw MAIL_ERRORS.sendUnavailable();
+        // The record landed after all and the sender took the email: it is accepted.
       }
-      if (key) await completeKey(db, productId, key);
+      if (key) {
+        // The claim's lease covers a completion that fails: a repeat within it is told to wait,
+        // after it the claim answers as completed.
+        await completeKey(db, productId, key).catch((err: unknown) =>
+          log.warn({ err: errorMessage(err), emailId: id }, 'completing an Idempotency-Key failed'),
+        );
+      }
       return { status: 202, body: { id }, headers: headersOf(rate), replayed: false };
     },
   };

@@ -4,6 +4,7 @@
 import type { FieldError } from '@lattice/core';
 import { HTTP_ERRORS } from '@lattice/http';
 import { type Mailbox, parseMailbox } from '../addresses.ts';
+import { holdsNul } from '../storable-text.ts';
 
 /** The body as the schema admits it. */
 export interface SendEmailBody {
@@ -73,13 +74,25 @@ export function checkSendBody(body: SendEmailBody): SendRequest {
   const from = mailbox('body.from', body.from);
   const to = mailbox('body.to', body.to);
   const replyTo = mailbox('body.reply_to', body.reply_to);
+  // PostgreSQL cannot store NUL in text or jsonb: refused here, by name, instead of failing later.
+  for (const [path, value] of [
+    ['body.from', body.from],
+    ['body.to', body.to],
+    ['body.subject', body.subject],
+    ['body.html', body.html],
+    ['body.text', body.text],
+    ['body.reply_to', body.reply_to],
+  ] as const) {
+    if (value !== undefined && holdsNul(value) && !fields.some((f) => f.path === path))
+      fields.push({ path, message: 'must not contain NUL characters' });
+  }
   if (body.html === undefined && body.text === undefined)
     fields.push({ path: 'body.html', message: 'an email needs html or text (or both)' });
   const headers = body.headers ?? {};
   for (const [name, value] of Object.entries(headers)) {
     if (isReserved(name))
       fields.push({ path: `body.headers.${name}`, message: 'is written by the platform' });
-    else if (/[\r\n]/.test(value))
+    else if (/[\r\n\u0000]/.test(value))
       fields.push({ path: `body.headers.${name}`, message: 'must not contain line breaks' });
   }
   if (fields.length > 0 || !from || !to) throw HTTP_ERRORS.validation(fields);

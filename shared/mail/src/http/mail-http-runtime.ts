@@ -1,7 +1,7 @@
 // The mail toolkit's HTTP services with their producers, for the roles that serve them (the
 // edges and management of one process share one runtime, as for realtime). Producers connect on
 // the first send (and again after a failed connect), so a role starts while Kafka comes up.
-import type { Clock, LatticeConfig, Logger, SecretKeyring } from '@lattice/core';
+import { type Clock, errorMessage, type LatticeConfig, type Logger, type SecretKeyring } from '@lattice/core';
 import {
   createGroupCommitPublisher,
   createRecordProducer,
@@ -126,7 +126,10 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     emails: {
       send: (input) => emails.send(input),
       get: async (productId, id) => {
-        const email = await readEmail(deps.db, productId, id);
+        const email = await readEmail(deps.db, productId, id).catch((err: unknown) => {
+          logger.warn({ err: errorMessage(err) }, 'reading an email failed');
+          throw MAIL_ERRORS.emailUnavailable();
+        });
         if (!email) throw MAIL_ERRORS.emailNotFound();
         return email;
       },

@@ -4,10 +4,10 @@
 // headers' Message-ID, their Return-Path, and last the report's own References. The first id
 // naming an existing email wins. An email has exactly one recipient, so a report gives at most
 // one event, and its recipient is always the email's own.
-import { createHash } from 'node:crypto';
-import { isUuid } from '@lattice/core';
+import { isUuid, nameBasedUuid } from '@lattice/core';
 import type { MailEventRecord } from '../events/mail-event.ts';
 import { emailIdFromMessageId, emailIdFromVerp } from '../return-path.ts';
+import { storableOrNull } from '../storable-text.ts';
 import type { ReportEmailLookup, ReportedEmail } from './report-email-lookup.ts';
 import {
   type ArfReport,
@@ -129,21 +129,15 @@ function eventFor(
     link: null,
     occurred_at_ms: input.nowMs,
     ...what,
+    // Report text is attacker-chosen: nothing in it may be unstorable (a NUL would stall the
+    // email-state actor's partition).
+    reason: storableOrNull(what.reason),
   };
 }
 
-/**
- * A name-based UUID (version 8, SHA-256, as RFC 9562 appendix B.2) of the report and what it
- * means: an MTA that delivers the same report again (after a 451, or after our 250 was lost)
- * produces an event with the same id, which consumers drop as a repeat (mail_email_events is
- * keyed by event_id).
- */
+/** The event id of a report: the same report about the same email gives the same id. */
 export function reportEventId(messageDigest: string, emailId: string, type: string): string {
-  const h = createHash('sha256').update(`${messageDigest}\n${emailId}\n${type}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return nameBasedUuid(messageDigest, emailId, type);
 }
 
 function clip(reason: string | null): string | null {

@@ -2,11 +2,23 @@
 // attempt, so receivers deduplicate a repeated handover), the VERP envelope sender on the
 // domain's return-path subdomain, RFC 8058 one-click unsubscribe headers, the DKIM signature
 // of the domain's key, and tracking rewrites when the domain had them on at accept.
-import type { Logger } from '@lattice/core';
+import { type Logger, SecretKeyError } from '@lattice/core';
 import type Mail from 'nodemailer/lib/mailer';
 import { parseMailbox } from '../addresses.ts';
 import { verpAddress } from '../return-path.ts';
-import type { SenderEmail } from './sender-store.ts';
+import type { EmailContent, SenderEmail } from './sender-store.ts';
+
+/**
+ * The email can never be composed as accepted: its domain was deleted, its DKIM key's seal does
+ * not open with the keyring (LATTICE_SECRET_KEYS changed), or its row no longer parses. Retrying
+ * cannot help; the sender ends it with an `undetermined` bounce instead of stalling its partition.
+ */
+export class UnsendableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UnsendableError';
+  }
+}
 
 export interface DkimKey {
   domainName: string;
@@ -34,31 +46,46 @@ export interface MessageBuilderDeps {
   logger: Logger;
 }
 
-export type MessageBuilder = (email: SenderEmail, nowMs: number) => Promise<Mail.Options>;
+export type MessageBuilder = (
+  email: SenderEmail,
+  content: EmailContent,
+  nowMs: number,
+) => Promise<Mail.Options>;
 
 export function createMessageBuilder(deps: MessageBuilderDeps): MessageBuilder {
   const log = deps.logger.child({ component: 'message-builder' });
-  return async (email, nowMs) => {
+  async function signingKeyOf(email: SenderEmail): Promise<DkimKey> {
+    let key: DkimKey | undefined;
+    try {
+      key = email.domainId === null ? undefined : await deps.keys.signingKey(email.productId, email.domainId);
+    } catch (err) {
+      if (!(err instanceof SecretKeyError)) throw err;
+      log.error({ emailId: email.id, err: err.message }, 'a DKIM key does not open with LATTICE_SECRET_KEYS');
+      throw new UnsendableError('The sending domain’s signing key cannot be opened', { cause: err });
+    }
+    // Mail goes out signed by a domain of the product, or not at all.
+    if (!key) throw new UnsendableError('The sending domain was deleted before the email was sent');
+    return key;
+  }
+
+  return async (email, content, nowMs) => {
     const from = parseMailbox(email.fromHeader);
     const to = parseMailbox(email.toHeader);
-    // Both were parsed at accept; a row that no longer parses is a bug, not a bounce.
-    if (!from || !to) throw new Error(`email ${email.id} has an unparseable from or to`);
-    const key =
-      email.domainId === null ? undefined : await deps.keys.signingKey(email.productId, email.domainId);
-    if (!key) log.warn({ emailId: email.id }, 'the sending domain is gone: sending without a DKIM signature');
+    if (!from || !to) throw new UnsendableError('The sender or the recipient no longer parses');
+    const key = await signingKeyOf(email);
     const html =
-      email.html === null
+      content.html === null
         ? undefined
         : email.trackOpens || email.trackClicks
-          ? deps.links.trackedHtml(email, email.html)
-          : email.html;
+          ? deps.links.trackedHtml(email, content.html)
+          : content.html;
     return {
       from: { name: from.name, address: from.address },
       to: { name: to.name, address: to.address },
       ...(email.replyTo ? { replyTo: email.replyTo } : {}),
       subject: email.subject,
       ...(html === undefined ? {} : { html }),
-      ...(email.text === null ? {} : { text: email.text }),
+      ...(content.text === null ? {} : { text: content.text }),
       messageId: email.messageId,
       date: new Date(nowMs),
       envelope: { from: verpAddress(email.id, from.domain), to: [to.address] },
@@ -67,9 +94,7 @@ export function createMessageBuilder(deps: MessageBuilderDeps): MessageBuilder {
         'List-Unsubscribe': `<${deps.links.unsubscribeUrl(email)}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       },
-      ...(key
-        ? { dkim: { domainName: key.domainName, keySelector: key.keySelector, privateKey: key.privateKey } }
-        : {}),
+      dkim: { domainName: key.domainName, keySelector: key.keySelector, privateKey: key.privateKey },
       // The content is ours: no file or URL attachments are ever read on its behalf.
       disableFileAccess: true,
       disableUrlAccess: true,

@@ -12,14 +12,30 @@
 // not replayed (its position is stored) but the actor is loaded again for it, and load
 // re-publishes the stored outcome event under its id; consumers drop the second copy.
 import { randomUUID } from 'node:crypto';
-import { type Clock, isUuid, type Logger, TerminalError } from '@lattice/core';
+import {
+  type Clock,
+  isUuid,
+  type Logger,
+  RetryableError,
+  retryWithBackoff,
+  type Scheduler,
+  TerminalError,
+} from '@lattice/core';
 import type { Actor, ActorKind, ActorRecord } from '@lattice/kafka';
+import { isDataError } from '@lattice/store';
 import type { MailOutboundRecord } from '../emails/outbound-record.ts';
 import type { MailEventPublisher } from '../events/mail-event.ts';
-import type { MessageBuilder } from './message-builder.ts';
-import { type AttemptResult, attemptResult, decideRecord, suppressedAtSend } from './sender-logic.ts';
+import { type MessageBuilder, UnsendableError } from './message-builder.ts';
+import {
+  type AttemptContext,
+  type AttemptResult,
+  attemptResult,
+  decideRecord,
+  suppressedAtSend,
+  unsendable,
+} from './sender-logic.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
-import type { SenderEmail, SenderStore } from './sender-store.ts';
+import type { AttemptFence, SenderEmail, SenderStore } from './sender-store.ts';
 import type { MailTransport } from './smtp-transport.ts';
 
 export const MAIL_SENDER_KIND = 'mail-sender';
@@ -33,6 +49,8 @@ export interface SenderActorDeps {
   retryDelaysMs: readonly number[];
   metrics: SenderMetrics;
   clock: Clock;
+  /** Waits between tries of storing a result. */
+  scheduler: Scheduler;
   logger: Logger;
 }
 
@@ -44,8 +62,44 @@ function resultLabel(result: AttemptResult): string {
   return type;
 }
 
+/** A database refusal of the data itself (SQLSTATE class 22): retrying cannot help. */
+function terminalIfData(err: unknown): unknown {
+  return isDataError(err)
+    ? new TerminalError('the database refuses this record’s data', { cause: err })
+    : err;
+}
+
 export function mailSenderActorKind(deps: SenderActorDeps): ActorKind<MailOutboundRecord> {
   const log = deps.logger.child({ component: 'mail-sender' });
+
+  /**
+   * Stores the result of an attempt whose answer is known. Tried again in place (never by a
+   * reload, which would repeat the handover) for about two minutes before giving up to the host.
+   */
+  async function store(
+    email: SenderEmail,
+    fence: AttemptFence,
+    result: AttemptResult,
+    record: ActorRecord<MailOutboundRecord>,
+  ) {
+    const position = { partition: record.partition, offset: record.offset };
+    return retryWithBackoff(
+      () =>
+        deps.store.recordResult(email.id, fence, result, position).catch((err) => {
+          throw terminalIfData(err);
+        }),
+      {
+        scheduler: deps.scheduler,
+        backoff: { initialMs: 100, maxMs: 5_000, jitterRatio: 0.2 },
+        maxAttempts: 30,
+        beforeRetry(err, attempt, delayMs) {
+          if (err instanceof TerminalError) throw err;
+          log.warn({ err, emailId: email.id, attempt }, 'storing an attempt’s result failed; trying again');
+          return delayMs;
+        },
+      },
+    );
+  }
 
   async function attempt(
     email: SenderEmail,
@@ -53,40 +107,57 @@ export function mailSenderActorKind(deps: SenderActorDeps): ActorKind<MailOutbou
     repeat: boolean,
     record: ActorRecord<MailOutboundRecord>,
   ) {
-    if (repeat) {
-      deps.metrics.repeats.inc();
-      log.warn({ emailId: email.id, attempt: n }, 'repeating an attempt whose outcome was never stored');
-    }
-    const startedMs = deps.clock.nowMs();
-    const { suppressed } = await deps.store.startAttempt(email.id, n, repeat, startedMs);
-    email.sendState = 'sending';
-    email.attempts = n;
-    const ctx = {
+    const ctx: AttemptContext = {
       emailId: email.id,
       productId: email.productId,
       recipient: email.toAddress,
       attempt: n,
       retryDelaysMs: deps.retryDelaysMs,
-      nowMs: startedMs,
+      nowMs: deps.clock.nowMs(),
       newEventId: randomUUID,
     };
-    let result: AttemptResult;
-    if (suppressed) {
-      result = suppressedAtSend(ctx);
-    } else {
-      const message = await deps.build(email, startedMs);
-      const outcome = await deps.transport.send(message);
-      result = attemptResult({ ...ctx, nowMs: deps.clock.nowMs() }, outcome);
+    // Composed before the attempt is marked started: a failure here repeats nothing.
+    let message: Awaited<ReturnType<MessageBuilder>> | null = null;
+    let refusal: string | null = null;
+    const content = await deps.store.content(email.id);
+    if (!content) return; // deleted with its product meanwhile
+    try {
+      message = await deps.build(email, content, ctx.nowMs);
+    } catch (err) {
+      if (!(err instanceof UnsendableError)) throw err;
+      refusal = err.message;
     }
-    await deps.store.recordResult(email.id, result, { partition: record.partition, offset: record.offset });
+
+    const started = await deps.store.startAttempt(email.id, email, n, repeat, ctx.nowMs);
+    if (!started.started) {
+      // Another owner moved the email on (or it was deleted): this actor is stale.
+      throw new RetryableError('the email is no longer as this actor saw it', 0);
+    }
+    if (repeat) {
+      deps.metrics.repeats.inc();
+      log.warn({ emailId: email.id, attempt: n }, 'repeating an attempt whose outcome was never stored');
+    }
+    email.sendState = 'sending';
+    email.attempts = n;
+
+    let result: AttemptResult;
+    if (started.suppressed) result = suppressedAtSend(ctx);
+    else if (refusal !== null || message === null) result = unsendable(ctx, refusal ?? 'not composed');
+    else result = attemptResult({ ...ctx, nowMs: deps.clock.nowMs() }, await deps.transport.send(message));
+
+    if (!(await store(email, started.fence, result, record))) {
+      // Taken over while the smart host answered: the new owner decides what happens next.
+      log.warn(
+        { emailId: email.id, attempt: n },
+        'an attempt’s result arrived after another owner took the email',
+      );
+      throw new RetryableError('fenced: another owner took the email over', 0);
+    }
     email.applied = { partition: record.partition, offset: record.offset };
     email.sendState = result.sendState;
     deps.metrics.sends.inc({ result: resultLabel(result) });
     if (result.sendState === 'done') {
       email.outcomeEvent = result.event;
-      // The content is not needed any more: keep cached actors small.
-      email.html = null;
-      email.text = null;
       await deps.events.publish(result.event);
     }
   }
@@ -96,6 +167,8 @@ export function mailSenderActorKind(deps: SenderActorDeps): ActorKind<MailOutbou
     async load(key: string): Promise<Actor<MailOutboundRecord>> {
       if (!isUuid(key)) throw new TerminalError(`not an email id: ${JSON.stringify(key)}`);
       const email = await deps.store.load(key);
+      // A stored outcome whose event may not have reached Kafka (the process died in between):
+      // published again under its id; consumers drop the copy.
       if (email?.outcomeEvent) await deps.events.publish(email.outcomeEvent);
       return {
         applied: () => email?.applied ?? null,

@@ -76,6 +76,15 @@ export function suppressedAtSend(ctx: AttemptContext): AttemptResult {
   };
 }
 
+/** The email can never be composed (UnsendableError): an undetermined bounce, nothing suppressed. */
+export function unsendable(ctx: AttemptContext, reason: string): AttemptResult {
+  return {
+    sendState: 'done',
+    providerMessageId: null,
+    event: event(ctx, { type: 'bounced', bounce_kind: 'undetermined', reason }),
+  };
+}
+
 export function attemptResult(ctx: AttemptContext, outcome: SmtpOutcome): AttemptResult {
   if (outcome.kind === 'accepted') {
     return {

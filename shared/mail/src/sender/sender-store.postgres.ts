@@ -13,8 +13,6 @@ interface Row {
   to_header: string;
   to_address: string;
   subject: string;
-  html: string | null;
-  text: string | null;
   reply_to: string | null;
   headers: Record<string, string>;
   track_opens: boolean;
@@ -36,8 +34,6 @@ const COLUMNS = [
   'to_header',
   'to_address',
   'subject',
-  'html',
-  'text',
   'reply_to',
   'headers',
   'track_opens',
@@ -64,8 +60,6 @@ export function createPostgresSenderStore(db: DbExecutor): SenderStore {
         toHeader: row.to_header,
         toAddress: row.to_address,
         subject: row.subject,
-        html: row.html,
-        text: row.text,
         replyTo: row.reply_to,
         headers: row.headers,
         trackOpens: row.track_opens,
@@ -82,22 +76,38 @@ export function createPostgresSenderStore(db: DbExecutor): SenderStore {
       return email;
     },
 
-    async startAttempt(emailId, attempt, repeat, nowMs) {
+    async content(emailId) {
+      const row = (await db('mail_emails').where({ id: emailId }).first('html', 'text')) as
+        | { html: string | null; text: string | null }
+        | undefined;
+      return row ? { html: row.html, text: row.text } : undefined;
+    },
+
+    async startAttempt(emailId, seen, attempt, repeat, nowMs) {
+      const startedAt = new Date(nowMs);
       const rows = (await db.raw(
         `update mail_emails e
             set send_state = 'sending', send_attempts = ?, send_handover_started_at = ?,
                 send_repeats = send_repeats + ?
-          where e.id = ?
+          where e.id = ? and e.send_state = ? and e.send_attempts = ?
         returning exists (select 1 from mail_suppressions s
                            where s.product_id = e.product_id and s.address = e.to_address) as suppressed`,
-        [attempt, new Date(nowMs), repeat ? 1 : 0, emailId],
+        [attempt, startedAt, repeat ? 1 : 0, emailId, seen.sendState, seen.attempts],
       )) as { rows: Array<{ suppressed: boolean }> };
-      return { suppressed: rows.rows[0]?.suppressed ?? false };
+      const row = rows.rows[0];
+      return row
+        ? { started: true, fence: { attempt, startedAt }, suppressed: row.suppressed }
+        : { started: false };
     },
 
-    async recordResult(emailId, result, position) {
-      await db('mail_emails')
-        .where({ id: emailId })
+    async recordResult(emailId, fence, result, position) {
+      const n = await db('mail_emails')
+        .where({
+          id: emailId,
+          send_state: 'sending',
+          send_attempts: fence.attempt,
+          send_handover_started_at: fence.startedAt,
+        })
         .update({
           send_state: result.sendState,
           send_next_attempt_at: result.sendState === 'deferred' ? new Date(result.nextAttemptAtMs) : null,
@@ -106,6 +116,7 @@ export function createPostgresSenderStore(db: DbExecutor): SenderStore {
           send_partition: position.partition,
           send_offset: position.offset.toString(),
         });
+      return n === 1;
     },
 
     async markApplied(emailId, position) {

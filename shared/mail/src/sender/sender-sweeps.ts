@@ -1,14 +1,16 @@
-// The mail sender's two sweeps, run periodically by the actors role:
+// The mail sender's sweeps, run periodically by the actors role (one or several processes):
 //   retries   deferred emails whose next attempt is due get a record for that attempt on
-//             mail.outbound (then send_state requeued). Produced before the update, so a crash
-//             in between produces it again next time: the copy names an attempt already made
-//             and the sender skips it.
+//             mail.outbound. Each row is claimed first (deferred → requeued, FOR UPDATE SKIP
+//             LOCKED, so two processes never take the same row and the sender's own writes are
+//             never overwritten), then produced. A claimed row whose record never went out (the
+//             produce failed, the process died) is produced again once it has been requeued for
+//             longer than the grace: the copy names the same attempt, and the sender acts on the
+//             first copy only.
 //   orphans   an email accepted but never queued (the accepting process died between its
 //             commit and its produce) gets its first record, or, suppressed at accept, its
-//             `suppressed` event again (same derived id). Only rows older than graceMs, which
-//             is far longer than any accept, are looked at; a queued row whose record is merely
-//             waiting behind consumer lag gets a second record, which the sender skips.
-// Both read through partial indexes (migration 0007), at most `batch` rows per run.
+//             `suppressed` event again (same derived id). Only rows older than the grace, far
+//             longer than any accept, are looked at, each claimed (send_requeued_at) before it
+//             is produced, and looked at again only after another grace.
 import type { Clock } from '@lattice/core';
 import type { Codec, RecordProducer } from '@lattice/kafka';
 import type { DbExecutor } from '@lattice/store';
@@ -26,7 +28,7 @@ export interface SenderSweepDeps {
   eventsCodec: Codec<MailEventRecord>;
   /** Rows per run. Default 500. */
   batch?: number;
-  /** Default 120 000. */
+  /** How old an unqueued email, or a requeued one never produced, must be. Default 120 000. */
   orphanGraceMs?: number;
   /** Limit to these products (tests sharing a database). */
   productIds?: readonly string[];
@@ -44,84 +46,69 @@ interface DueRow {
 export function createSenderSweeps(deps: SenderSweepDeps) {
   const batch = deps.batch ?? 500;
   const graceMs = deps.orphanGraceMs ?? 120_000;
-  const scoped = (q: ReturnType<DbExecutor>) =>
-    deps.productIds ? q.whereIn('product_id', deps.productIds as string[]) : q;
+  const scope = deps.productIds ? 'and product_id = any(?::uuid[])' : '';
+  const scopeArgs = deps.productIds ? [deps.productIds as string[]] : [];
+
+  async function produceAttempts(rows: DueRow[], attemptOf: (r: DueRow) => number): Promise<void> {
+    if (rows.length === 0) return;
+    await deps.producer.send(
+      deps.outboundTopic,
+      deps.outboundCodec,
+      rows.map((r) => ({
+        key: r.id,
+        value: {
+          email_id: r.id,
+          product_id: r.product_id,
+          attempt: attemptOf(r),
+          accepted_at_ms: r.created_at.getTime(),
+        },
+      })),
+    );
+  }
 
   return {
-    /** Produces the due retries; answers how many. */
+    /** Claims and produces the due retries (and requeued ones left unproduced); answers how many. */
     async retries(): Promise<number> {
       const now = new Date(deps.clock.nowMs());
-      const due = (await scoped(
-        deps
-          .db('mail_emails')
-          .where({ send_state: 'deferred' })
-          .where('send_next_attempt_at', '<=', now)
-          .orderBy('send_next_attempt_at')
-          .limit(batch)
-          .select('id', 'product_id', 'send_attempts', 'created_at'),
-      )) as DueRow[];
-      if (due.length === 0) return 0;
-      await deps.producer.send(
-        deps.outboundTopic,
-        deps.outboundCodec,
-        due.map((r) => ({
-          key: r.id,
-          value: {
-            email_id: r.id,
-            product_id: r.product_id,
-            attempt: r.send_attempts + 1,
-            accepted_at_ms: r.created_at.getTime(),
-          },
-        })),
-      );
-      await deps
-        .db('mail_emails')
-        .whereIn(
-          'id',
-          due.map((r) => r.id),
-        )
-        .where({ send_state: 'deferred' })
-        .update({ send_state: 'requeued' });
-      return due.length;
+      const stale = new Date(deps.clock.nowMs() - graceMs);
+      const { rows } = (await deps.db.raw(
+        `update mail_emails set send_state = 'requeued', send_requeued_at = ?
+          where id in (
+            select id from mail_emails
+             where ((send_state = 'deferred' and send_next_attempt_at <= ?)
+                 or (send_state = 'requeued' and send_requeued_at < ?)) ${scope}
+             order by send_next_attempt_at
+             limit ?
+             for update skip locked)
+        returning id, product_id, send_attempts, created_at`,
+        [now, now, stale, ...scopeArgs, batch],
+      )) as { rows: DueRow[] };
+      await produceAttempts(rows, (r) => r.send_attempts + 1);
+      return rows.length;
     },
 
     /** Queues what an accept left unqueued; answers how many records and events it produced. */
     async orphans(): Promise<number> {
       const nowMs = deps.clock.nowMs();
       const before = new Date(nowMs - graceMs);
-      const rows = (await scoped(
-        deps
-          .db('mail_emails')
-          .where((q) =>
-            q
-              .where({ send_state: 'pending', status: 'queued' })
-              .orWhere((s) =>
-                s.where({ status: 'suppressed', send_attempts: 0 }).whereNull('last_event_type'),
-              ),
-          )
-          .where('created_at', '<', before)
-          .where((q) => q.whereNull('send_requeued_at').orWhere('send_requeued_at', '<', before))
-          .limit(batch)
-          .select('id', 'product_id', 'send_attempts', 'created_at', 'to_address', 'status'),
-      )) as DueRow[];
-      if (rows.length === 0) return 0;
-      const queued = rows.filter((r) => r.status === 'queued');
+      const { rows } = (await deps.db.raw(
+        `update mail_emails set send_requeued_at = ?
+          where id in (
+            select id from mail_emails
+             where ((send_state = 'pending' and status = 'queued')
+                 or (status = 'suppressed' and send_attempts = 0 and last_event_type is null))
+               and created_at < ?
+               and (send_requeued_at is null or send_requeued_at < ?) ${scope}
+             limit ?
+             for update skip locked)
+        returning id, product_id, send_attempts, created_at, to_address, status`,
+        [new Date(nowMs), before, before, ...scopeArgs, batch],
+      )) as { rows: DueRow[] };
+      await produceAttempts(
+        rows.filter((r) => r.status === 'queued'),
+        () => 1,
+      );
       const suppressed = rows.filter((r) => r.status === 'suppressed');
-      if (queued.length > 0) {
-        await deps.producer.send(
-          deps.outboundTopic,
-          deps.outboundCodec,
-          queued.map((r) => ({
-            key: r.id,
-            value: {
-              email_id: r.id,
-              product_id: r.product_id,
-              attempt: 1,
-              accepted_at_ms: r.created_at.getTime(),
-            },
-          })),
-        );
-      }
       if (suppressed.length > 0) {
         const events: MailEventRecord[] = suppressed.map((r) => ({
           event_id: derivedEventId(r.id, SUPPRESSED_AT_ACCEPT),
@@ -141,13 +128,6 @@ export function createSenderSweeps(deps: SenderSweepDeps) {
           events.map((e) => ({ key: mailEventKey(e), value: e })),
         );
       }
-      await deps
-        .db('mail_emails')
-        .whereIn(
-          'id',
-          rows.map((r) => r.id),
-        )
-        .update({ send_requeued_at: new Date(nowMs) });
       return rows.length;
     },
   };

@@ -5,6 +5,8 @@
 // about the recipient: retried like a 4xx, and when the attempts run out an `undetermined`
 // bounce, never a suppression.
 
+import { storableText } from '../storable-text.ts';
+
 export type SmtpOutcome =
   | { kind: 'accepted'; providerMessageId: string }
   | { kind: 'rejected'; permanent: boolean; code: number; reason: string }
@@ -13,7 +15,7 @@ export type SmtpOutcome =
 /** The queue id of `250 2.0.0 Ok: queued as 4XyZ12`, else the reply's text (decisions.md). */
 export function providerMessageIdOf(response: string): string {
   const m = /queued as ([^\s;,]+)/i.exec(response);
-  return m ? m[1]! : response.trim();
+  return storableText(m ? m[1]! : response.trim()).slice(0, 1000);
 }
 
 interface SmtpError {
@@ -32,10 +34,15 @@ export function smtpOutcomeOf(result: { response: string } | { error: unknown })
   const code = err.responseCode;
   const recipientsAnswer = err.command === 'RCPT TO' || err.command === 'DATA';
   if (recipientsAnswer && typeof code === 'number' && code >= 400 && code < 600 && code !== 421) {
-    return { kind: 'rejected', permanent: code >= 500, code, reason: (err.response ?? `${code}`).trim() };
+    return {
+      kind: 'rejected',
+      permanent: code >= 500,
+      code,
+      reason: storableText((err.response ?? `${code}`).trim()).slice(0, 1000),
+    };
   }
   const reason = err.response
     ? `${err.command ?? 'SMTP'}: ${err.response.trim()}`
     : `${err.code ?? 'ERROR'}: ${err.message ?? 'failed'}`;
-  return { kind: 'failed', reason };
+  return { kind: 'failed', reason: storableText(reason).slice(0, 1000) };
 }

@@ -36,6 +36,9 @@ export function createSmtpTransport(opts: SmtpTransportOptions): MailTransport {
     ...(opts.name ? { name: opts.name } : {}),
     maxConnections: opts.maxConnections,
     maxMessages: Number.POSITIVE_INFINITY,
+    // The pool would otherwise send a message again by itself when a connection drops mid-send:
+    // every new try must go through the sender, which counts repeats.
+    maxRequeues: 0,
     socketTimeout: opts.socketTimeoutMs ?? 60_000,
     greetingTimeout: 30_000,
     connectionTimeout: 30_000,
