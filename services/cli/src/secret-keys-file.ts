@@ -2,7 +2,7 @@
 // is generated once and kept in `<dataDir>/secret-keys` (mode 0600), so every role started from
 // the same folder (`lattice start`, tests, benchmarks) seals and signs with the same key. A
 // deployment of several hosts sets LATTICE_SECRET_KEYS on all of them instead.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   generateSecretKeyEntry,
@@ -16,10 +16,20 @@ export function secretKeyringOf(config: Pick<LatticeConfig, 'secretKeys' | 'data
   const file = join(config.dataDir, 'secret-keys');
   mkdirSync(config.dataDir, { recursive: true });
   try {
-    // 'wx': of two processes starting at once, exactly one writes; the other reads its key.
-    writeFileSync(file, `${generateSecretKeyEntry('local')}\n`, { flag: 'wx', mode: 0o600 });
+    return parseSecretKeys(readFileSync(file, 'utf8').trim());
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  // Written whole to a file of this process's own, then linked into place: of two processes
+  // starting at once exactly one link succeeds, and neither ever reads a half-written file.
+  const mine = `${file}.${process.pid}.tmp`;
+  writeFileSync(mine, `${generateSecretKeyEntry('local')}\n`, { mode: 0o600 });
+  try {
+    linkSync(mine, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(mine);
   }
   return parseSecretKeys(readFileSync(file, 'utf8').trim());
 }

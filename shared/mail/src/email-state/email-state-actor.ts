@@ -10,6 +10,7 @@
 // produced, so a missing row means a foreign or deleted email).
 import { isUuid, type Logger, RetryableError, TerminalError } from '@lattice/core';
 import type { Actor, ActorKind, ActorRecord, AppliedPosition } from '@lattice/kafka';
+import { isDataError } from '@lattice/store';
 import type { Knex } from 'knex';
 import type { Registry } from 'prom-client';
 import type { MailEventRecord } from '../events/mail-event.ts';
@@ -101,6 +102,10 @@ export function emailStateActorKind(deps: EmailStateActorDeps): ActorKind<MailEv
                 suppressions,
               });
             } catch (err) {
+              // Values the database refuses (SQLSTATE class 22) fail the same way every time: the
+              // host dead-letters the batch's records one by one instead of stalling the partition.
+              if (isDataError(err))
+                throw new TerminalError('the database refuses this event’s data', { cause: err });
               if (!(err instanceof EmailStateFencedError)) throw err;
               log.warn({ emailId: key, partition: last.partition }, err.message);
               throw new RetryableError(err.message, 0, { cause: err });

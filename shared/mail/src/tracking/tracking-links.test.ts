@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateSecretKeyEntry, parseSecretKeys } from '@lattice/core';
 import { expect } from 'chai';
-import { createTrackingLinks, type TrackedEmail } from './tracking-links.ts';
+import { createTrackingLinks, MAX_TRACKED_LINKS, type TrackedEmail } from './tracking-links.ts';
 import { type TrackingKind, verifyTrackingToken } from './tracking-token.ts';
 import { confirmationPage, maskAddress, unsubscribedPage } from './unsubscribe-pages.ts';
 
@@ -58,6 +58,17 @@ describe('tracking links', () => {
     const opensOnly = links.trackedHtml(email, html, { opens: true, clicks: false });
     expect(opensOnly).to.include('href="https://x.example/"').and.include('/mail/t/open/');
     expect(links.trackedHtml(email, html, { opens: false, clicks: false })).to.equal(html);
+  });
+
+  it('track at most MAX_TRACKED_LINKS links of a message; the rest go out as written', () => {
+    const html = Array.from(
+      { length: MAX_TRACKED_LINKS + 1 },
+      (_, i) => `<a href="https://x.example/${i}">${i}</a>`,
+    ).join('');
+    const out = links.trackedHtml(email, html, { opens: false, clicks: true });
+    expect(out.match(/\/mail\/t\/click\//g)).to.have.length(MAX_TRACKED_LINKS);
+    expect(out).to.include(`<a href="https://x.example/${MAX_TRACKED_LINKS}">`);
+    expect(out).to.not.include('<a href="https://x.example/0">');
   });
 });
 

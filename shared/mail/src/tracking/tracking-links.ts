@@ -10,6 +10,9 @@ import { rewriteHtml } from './html-rewrite.ts';
 import { isHttpUrl, signTrackingToken, type TrackingKind } from './tracking-token.ts';
 
 /** The email a link is about. */
+/** Links of one message rewritten for click tracking; the rest are sent as written. */
+export const MAX_TRACKED_LINKS = 1000;
+
 export interface TrackedEmail {
   /** The environment whose edge accepted the send. */
   environment: Environment;
@@ -71,9 +74,19 @@ export function createTrackingLinks(deps: TrackingLinksDeps): TrackingLinks {
     clickUrl: (email, url) => (isHttpUrl(url) ? link('click', email, url) : null),
     unsubscribeUrl: (email) => fixed('unsubscribe', email),
     trackedHtml(email, html, track) {
+      // Each tracked link grows the message by a signed token: past MAX_TRACKED_LINKS the rest
+      // stay as written, so a body of tiny links cannot swell into a message the smart host
+      // refuses as too large (a 552, which would read as a hard bounce of the recipient).
+      let tracked = 0;
+      const clickUrl = (url: string) => {
+        if (tracked >= MAX_TRACKED_LINKS) return null;
+        const rewritten = links.clickUrl(email, url);
+        if (rewritten !== null) tracked++;
+        return rewritten;
+      };
       return rewriteHtml(html, {
         ...(track.opens ? { openPixelUrl: links.openPixelUrl(email) } : {}),
-        ...(track.clicks ? { clickUrl: (url: string) => links.clickUrl(email, url) } : {}),
+        ...(track.clicks ? { clickUrl } : {}),
       });
     },
   };
