@@ -41,6 +41,8 @@ export interface MailHttpSettings {
   rateLimitRedisTimeoutMs: number;
   /** A send not acknowledged by Kafka within this answers 503. */
   queueTimeoutMs: number;
+  /** An open or click event not acknowledged within this is counted lost; the answer goes out. */
+  trackingEventTimeoutMs: number;
 }
 
 export function mailHttpSettingsOf(config: LatticeConfig): MailHttpSettings {
@@ -50,6 +52,7 @@ export function mailHttpSettingsOf(config: LatticeConfig): MailHttpSettings {
     sendRatePerSecond: config.mail.sendRatePerSecond,
     rateLimitRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
     queueTimeoutMs: 10_000,
+    trackingEventTimeoutMs: 1_000,
   };
 }
 
@@ -114,9 +117,18 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     clock,
     logger,
   });
+  // Opens and clicks answer a recipient's mail client, which must not wait the send path's 10 s
+  // for Kafka: their events get a second of it, then the pixel or redirect goes out and the
+  // loss is counted.
+  const trackingEvents = createMailEventPublisher({
+    producer,
+    topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.mailEvents.name),
+    logger,
+    timeoutMs: settings.trackingEventTimeoutMs,
+  });
   const trackingHandlers = createTrackingHandlers({
     keyring: deps.keyring,
-    events,
+    events: trackingEvents,
     suppressions,
     clock,
     logger,
@@ -142,7 +154,7 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     suppressions,
     events,
     async close() {
-      await Promise.all([outbound.close(), events.close()]);
+      await Promise.all([outbound.close(), events.close(), trackingEvents.close()]);
     },
   };
 }
