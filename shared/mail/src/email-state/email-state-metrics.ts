@@ -1,7 +1,8 @@
 // Counters of the email-state actor: events that changed nothing are dropped, never retried, and
 // counted here (`lattice_mail_state_events_dropped_total{reason}`). Several hosts may share one
 // registry (tests, the all-in-one `lattice start`), so the counter is registered once.
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { mailCounter } from '../mail-counter.ts';
 import type { EmailEventDropReason } from './email-state-logic.ts';
 
 export type EmailStateDropReason =
@@ -18,14 +19,12 @@ export interface EmailStateMetrics {
 const NAME = 'lattice_mail_state_events_dropped_total';
 
 export function emailStateMetrics(registry: Registry): EmailStateMetrics {
-  const counter =
-    (registry.getSingleMetric(NAME) as Counter<'reason'> | undefined) ??
-    new Counter({
-      name: NAME,
-      help: 'mail.events records the email-state actor applied nothing for, by reason.',
-      labelNames: ['reason'],
-      registers: [registry],
-    });
+  const counter = mailCounter(
+    registry,
+    NAME,
+    'mail.events records the email-state actor applied nothing for, by reason.',
+    ['reason'],
+  );
   return { dropped: (reason, count = 1) => counter.inc({ reason }, count) };
 }
 

@@ -92,8 +92,11 @@ export function checkSendBody(body: SendEmailBody): SendRequest {
   for (const [name, value] of Object.entries(headers)) {
     if (isReserved(name))
       fields.push({ path: `body.headers.${name}`, message: 'is written by the platform' });
-    else if (/[\r\n\u0000]/.test(value))
-      fields.push({ path: `body.headers.${name}`, message: 'must not contain line breaks' });
+    else if (/[\r\n]/.test(value) || holdsNul(value))
+      fields.push({
+        path: `body.headers.${name}`,
+        message: 'must not contain line breaks or NUL characters',
+      });
   }
   if (fields.length > 0 || !from || !to) throw HTTP_ERRORS.validation(fields);
   return {

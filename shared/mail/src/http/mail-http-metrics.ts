@@ -1,5 +1,6 @@
 // What the mail HTTP surfaces count on the deployment's registry.
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { mailCounter } from '../mail-counter.ts';
 
 export interface MailHttpMetrics {
   /** A send-rate count answered by the in-process limiter because Redis failed or was slow. */
@@ -7,13 +8,10 @@ export interface MailHttpMetrics {
 }
 
 export function mailHttpMetrics(registry: Registry): MailHttpMetrics {
-  const name = 'lattice_mail_send_rate_fallbacks_total';
-  const counter =
-    (registry.getSingleMetric(name) as Counter | undefined) ??
-    new Counter({
-      name,
-      help: 'Send-rate counts answered by the in-process limiter because Redis failed or was too slow.',
-      registers: [registry],
-    });
+  const counter = mailCounter(
+    registry,
+    'lattice_mail_send_rate_fallbacks_total',
+    'Send-rate counts answered by the in-process limiter because Redis failed or was too slow.',
+  );
   return { sendRateFallback: () => counter.inc() };
 }

@@ -1,8 +1,9 @@
 // Prometheus counters of the inbound receiver. Several receivers may share one registry (tests,
 // the all-in-one `lattice start`), so each metric is created once per registry. Labels are
 // bounded: outcomes, event types and bounce kinds, never addresses or ids.
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { MailEventRecord } from '../events/mail-event.ts';
+import { mailCounter } from '../mail-counter.ts';
 import type { InboundOutcome } from './report-matching.ts';
 
 export const INBOUND_OUTCOMES: readonly InboundOutcome[] = [
@@ -20,20 +21,8 @@ export interface InboundMetrics {
   event(event: MailEventRecord): void;
 }
 
-function counterOn<L extends string>(
-  registry: Registry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Counter<L> {
-  return (
-    (registry.getSingleMetric(name) as Counter<L> | undefined) ??
-    new Counter({ name, help, labelNames, registers: [registry] })
-  );
-}
-
 export function inboundMetrics(registry: Registry): InboundMetrics {
-  const messages = counterOn<'outcome'>(
+  const messages = mailCounter<'outcome'>(
     registry,
     'lattice_mail_inbound_messages_total',
     'Messages the inbound receiver settled, by outcome: bounce and complaint produced an event; ' +
@@ -41,7 +30,7 @@ export function inboundMetrics(registry: Registry): InboundMetrics {
       'deferred got 451 (events could not be published or emails looked up)',
     ['outcome'],
   );
-  const events = counterOn<'type' | 'bounce_kind'>(
+  const events = mailCounter<'type' | 'bounce_kind'>(
     registry,
     'lattice_mail_inbound_events_total',
     'Mail events the inbound receiver published, by type and bounce kind (none for complaints)',

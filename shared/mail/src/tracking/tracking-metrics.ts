@@ -1,7 +1,8 @@
 // What the tracking routes count on the deployment's registry. A link with an invalid token is
 // answered 404 and counted here, never logged (its token may be a recipient's working link
 // with a typo, and a scanner's guesses are noise).
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { mailCounter } from '../mail-counter.ts';
 
 export type TrackingRoute = 'open' | 'click' | 'unsubscribe_page' | 'unsubscribe';
 
@@ -12,21 +13,14 @@ export interface TrackingMetrics {
   eventLost(type: 'opened' | 'clicked'): void;
 }
 
-function counter(registry: Registry, name: string, help: string, labelNames: string[]): Counter {
-  return (
-    (registry.getSingleMetric(name) as Counter | undefined) ??
-    new Counter({ name, help, labelNames, registers: [registry] })
-  );
-}
-
 export function trackingMetrics(registry: Registry): TrackingMetrics {
-  const requests = counter(
+  const requests = mailCounter(
     registry,
     'lattice_mail_tracking_requests_total',
     'Requests on the tracking and unsubscribe routes, by route and whether the token verified.',
     ['route', 'outcome'],
   );
-  const lost = counter(
+  const lost = mailCounter(
     registry,
     'lattice_mail_tracking_events_lost_total',
     'Opens and clicks answered to the recipient whose event could not be published to Kafka.',
