@@ -306,6 +306,10 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
         [body({ headers: { Bcc: 'spy@example.net' } }), 400, 'validation_error'],
         [body({ headers: { 'X-Ok': 'a\r\nBcc: spy@example.net' } }), 400, 'validation_error'],
         [body({ tags: [{ name: 'bad tag', value: 'x' }] }), 400, 'validation_error'],
+        // PostgreSQL cannot store NUL: refused by name, never a 500.
+        [body({ subject: 'a\u0000b' }), 400, 'validation_error'],
+        [body({ html: '<p>\u0000</p>' }), 400, 'validation_error'],
+        [body({ headers: { 'X-Ok': 'a\u0000' } }), 400, 'validation_error'],
       ];
       for (const [sent, status, code] of cases) {
         for (const answer of [await viaManagement(sent), await viaEdge(sent)]) {
@@ -317,6 +321,12 @@ describe('mail accept: caps, send rate, Idempotency-Keys, domains and keys (edge
         await viaEdge(body({ to: 'a@example.net, b@example.net', from: 'nope' })),
       ).fields;
       expect(fields?.map((f) => f.path)).to.deep.equal(['body.from', 'body.to']);
+      for (const path of ['/mail/suppressions?cursor=%00', '/mail/suppressions/%00']) {
+        const method = path.includes('?') ? 'GET' : 'DELETE';
+        const answer = await p.call(method, path, p.product.ownerToken);
+        expect(answer.status, path).to.equal(400);
+        expect(errorOf(answer).code).to.equal('validation_error');
+      }
       const wrongType = await p.edgeCall('POST', '/emails', edgeKey, 'from=a', {
         'content-type': 'text/plain',
       });

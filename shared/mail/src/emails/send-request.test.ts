@@ -56,4 +56,11 @@ describe('send body checks', () => {
       'body.headers.X-Ok',
     ]);
   });
+
+  it('refuses NUL characters, which PostgreSQL cannot store, naming the field', () => {
+    expect(fieldsOf(() => checkSendBody({ ...base, subject: 'a\u0000', text: '\u0000' }))).to.deep.equal([
+      'body.subject',
+      'body.text',
+    ]);
+  });
 });
