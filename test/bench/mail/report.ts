@@ -14,6 +14,8 @@ export interface Cpu {
   kafka: number;
   redis: number;
   machine: number;
+  /** The machine's busy time not in any process above: other work on the machine, the kernel's. */
+  other: number;
   /** Share of the machine's CPU time that was busy during the measurement (0..1). */
   machineBusy: number;
   /** SQL statements (round trips to PostgreSQL) per message, by process. */
@@ -102,6 +104,7 @@ function summaryOf(rounds: Round[]) {
     postgres: of((r) => r.cpu.postgres),
     kafka: of((r) => r.cpu.kafka),
     redis: of((r) => r.cpu.redis),
+    other: of((r) => r.cpu.other),
     machine: of((r) => r.cpu.machine),
     statementsManagement: of((r) => r.cpu.statements.management),
     statementsActors: of((r) => r.cpu.statements.actors),
@@ -209,9 +212,9 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
   const dash = (platformOnly: boolean, v: number) => (platformOnly ? '—' : fixed(v));
   /** CPU cells; the platform processes' are dashes in a bare row (they idle then). */
   const cpuCells = (c: Omit<Cpu, 'machineBusy' | 'statements'>, bareRow: boolean) =>
-    `${dash(bareRow, c.management)} | ${dash(bareRow, c.actors)} | ${fixed(c.smartHost)} | ${fixed(c.generator)} | ${fixed(c.postgres)} | ${fixed(c.kafka)} | ${fixed(c.redis)} | ${fixed(c.machine)}`;
+    `${dash(bareRow, c.management)} | ${dash(bareRow, c.actors)} | ${fixed(c.smartHost)} | ${fixed(c.generator)} | ${fixed(c.postgres)} | ${fixed(c.kafka)} | ${fixed(c.redis)} | ${fixed(c.other)} | ${fixed(c.machine)}`;
   const CPU_HEAD =
-    'CPU µs/msg: management | actors | smart host | load generator | PostgreSQL | Kafka | Redis | whole machine';
+    'CPU µs/msg: management | actors | smart host | load generator | PostgreSQL | Kafka | Redis | other | whole machine';
   const lines = [
     START,
     '## Mail sending: accepted → received by the smart host vs a bare pooled nodemailer loop',
@@ -247,7 +250,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
     'the database `lattice_bench`; everything else at its default.',
     '',
     `| arm | received msg/s | accepted msg/s | ${CPU_HEAD} |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| platform | ${fixed(platform.perSecond)} | ${fixed(platform.answered)} | ${cpuCells(platform, false)} |`,
     `| bare | ${fixed(bare.perSecond)} | ${fixed(bare.answered)} | ${cpuCells(bare, true)} |`,
     '',
@@ -274,7 +277,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
     'Every round:',
     '',
     `| round | received msg/s | accepted msg/s | elapsed s | ${CPU_HEAD} | machine busy |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...r.rounds.map(
       (x) =>
         `| ${x.label} | ${fixed(x.perSecond)} | ${fixed(x.answeredPerSecond)} | ${fixed(x.elapsedMs / 1000, 2)} | ${cpuCells(x.cpu, x.arm === 'bare')} | ${fixed(100 * x.cpu.machineBusy)}% |`,
