@@ -80,7 +80,7 @@ const HTML = [
   '<!doctype html><html><body style="font-family:sans-serif">',
   '<h1>Your weekly digest</h1>',
   ...Array.from(
-    { length: 14 },
+    { length: 16 },
     (_, k) =>
       `<p>Item ${k + 1}: lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.</p>`,
   ),
@@ -358,6 +358,14 @@ async function vacuum(db: Db): Promise<void> {
   );
 }
 
+/** mail_emails' update counters so far (pg_stat_user_tables): every update, and the HOT ones. */
+async function emailUpdates(db: Db): Promise<{ updates: number; hot: number }> {
+  const row = (await db('pg_stat_user_tables')
+    .where({ relname: 'mail_emails' })
+    .first('n_tup_upd', 'n_tup_hot_upd')) as { n_tup_upd: string; n_tup_hot_upd: string } | undefined;
+  return { updates: Number(row?.n_tup_upd ?? 0), hot: Number(row?.n_tup_hot_upd ?? 0) };
+}
+
 /** Waits until every email of the round is `delivered` in PostgreSQL (the email-state actor). */
 async function settle(db: Db, label: string, messageIds: string[]): Promise<number> {
   const ids = messageIds.map((m) => m.slice(1, m.indexOf('@')));
@@ -594,6 +602,8 @@ async function main(): Promise<void> {
   };
   const rounds: Round[] = [];
   let latency: LatencyResult;
+  let mailEmails: BenchResult['mailEmails'] | undefined;
+  const updatesBefore = await emailUpdates(db);
   try {
     log('warming up (the actors take their partitions, both pools open their connections)…');
     await platformRound('warm-up platform', settings.warmup, servers, target, db);
@@ -629,6 +639,24 @@ async function main(): Promise<void> {
     await servers.management.stop();
     await servers.actors.stop();
     await servers.smartHost.stop();
+    // The children's connections are closed: their table statistics are flushed.
+    await sleep(1000);
+    const updates = await emailUpdates(db);
+    const [row] = (await db('mail_emails as e')
+      .where({ product_id: target.productId })
+      .select(db.raw('count(*)::int as emails, avg(pg_column_size(e.*))::int as bytes'))) as Array<{
+      emails: number;
+      bytes: number;
+    }>;
+    if (row && row.emails > 0) {
+      const n = updates.updates - updatesBefore.updates;
+      mailEmails = {
+        emails: row.emails,
+        updatesPerEmail: n / row.emails,
+        hotShare: n > 0 ? (updates.hot - updatesBefore.hot) / n : Number.NaN,
+        rowBytes: row.bytes,
+      };
+    }
     const kafka = createKafka({ brokers: baseConfig.kafkaBrokers, clientId: 'bench-mail-cleanup', logger });
     const admin = kafka.admin();
     await admin.connect();
@@ -644,6 +672,7 @@ async function main(): Promise<void> {
     settings: { ...settings, htmlBytes: Buffer.byteLength(HTML) },
     rounds,
     latency,
+    mailEmails: mailEmails ?? { emails: 0, updatesPerEmail: Number.NaN, hotShare: Number.NaN, rowBytes: 0 },
     loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
   };
   const file = env.BENCH_RESULT_FILE ?? join(tmpdir(), 'bench-mail-result.json');
