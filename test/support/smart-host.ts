@@ -43,7 +43,16 @@ const TEXT: Record<number, string> = {
   451: '4.3.0 <%s>: Temporary lookup failure',
 };
 
-export async function startSmartHost(opts: { dataDelayMs?: number } = {}): Promise<SmartHost> {
+export interface SmartHostOptions {
+  dataDelayMs?: number;
+  /**
+   * Given: each accepted message goes to it instead of into `received` (a benchmark counts
+   * messages without keeping them).
+   */
+  onReceived?: (message: ReceivedMessage) => void;
+}
+
+export async function startSmartHost(opts: SmartHostOptions = {}): Promise<SmartHost> {
   const host: SmartHost = {
     port: 0,
     url: '',
@@ -81,13 +90,15 @@ export async function startSmartHost(opts: { dataDelayMs?: number } = {}): Promi
           }
           const queueId = randomBytes(6).toString('hex').toUpperCase();
           const header = /^message-id:\s*(.+)$/im.exec(raw.subarray(0, 64 * 1024).toString('latin1'));
-          host.received.push({
+          const message: ReceivedMessage = {
             queueId,
             mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             rcptTo,
             raw,
             messageId: header ? header[1]!.trim() : null,
-          });
+          };
+          if (opts.onReceived) opts.onReceived(message);
+          else host.received.push(message);
           callback(null, `Ok: queued as ${queueId}`);
         };
         if (host.dataDelayMs > 0) setTimeout(finish, host.dataDelayMs);

@@ -13,7 +13,6 @@
 //   BENCH_ROUNDS (3)  BENCH_WRITE (1: update docs/benchmarks.md)
 //   BENCH_PROFILE_DIR (when set, a V8 CPU profile of the server process is written there)
 import { type ChildProcess, fork } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +25,7 @@ import { createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
 import { benchProduct } from '../support/bench-product.ts';
 import { controlOf, nextMessage } from '../support/child-messages.ts';
+import { percentile, pool, poster } from '../support/http-load.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchResult, type Round, writeReport } from './report.ts';
 
@@ -73,58 +73,6 @@ async function startServer(args: ServerArgs): Promise<Server> {
     url: ready.url,
     ...controlOf(child, `bench ${args.role} server`),
   };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted.length === 0
-    ? Number.NaN
-    : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/**
- * POSTs JSON over a keep-alive agent with one socket per worker: node:http costs the load
- * generator far less CPU per request than fetch, and the generator shares the machine's cores.
- */
-function poster(url: string, headers: Record<string, string>, sockets: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const target = new URL(url);
-  return {
-    post(body: string): Promise<{ status: number; text: string }> {
-      return new Promise((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: target.hostname,
-            port: target.port,
-            path: target.pathname,
-            method: 'POST',
-            headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () =>
-              resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-            );
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
-    },
-    close: () => agent.destroy(),
-  };
-}
-
-/** Runs `count` jobs with `concurrency` in flight. */
-async function pool(count: number, concurrency: number, job: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await job(next++);
-    }),
-  );
 }
 
 /** Sends, then waits for every message to be received; one progress line a second. */

@@ -2,7 +2,7 @@
 // history, no presence, no client events) and a realtime public key for it, and a platform
 // process with its limits out of the way (the benchmarks measure the path, not the limits).
 import { createRoleShared } from '@lattice/cli';
-import { createLogger, loadConfig } from '@lattice/core';
+import { createLogger, loadConfig, type MailConfig } from '@lattice/core';
 import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
 import { createPostgresNamespaceRepository, type PublishQuota } from '@lattice/realtime';
 import { bootstrapProduct, createDb, type Db } from '@lattice/store';
@@ -47,23 +47,34 @@ export interface BenchPlatformArgs {
   redisUrl?: string;
   redisKeyPrefix: string;
   kafkaTopicPrefix: string;
+  /** The smart host the actors hand mail to (SMTP_URL). */
+  smtpUrl?: string;
+  /** LATTICE_SECRET_KEYS of the run (DKIM keys sealed by the parent open in the children). */
+  secretKeys?: string;
+  /** Mail settings over the environment's (MAIL_SEND_RATE_PER_SECOND, …). */
+  mail?: Partial<MailConfig>;
 }
 
 /**
  * The configuration and shared resources of a benchmark's platform process: limits out of the
- * way (publish quota, per-IP limit), logs at error (kafkajs reports the leader moves of fresh
- * topics as warnings). The caller closes `shared`, then `db`.
+ * way (publish quota, per-IP limit; the mail send rate when `args.mail` raises it), logs at error
+ * (kafkajs reports the leader moves of fresh topics as warnings). The caller closes `shared`,
+ * then `db`.
  */
 export function benchPlatform(args: BenchPlatformArgs, name: string) {
-  const config = loadConfig(process.env, {
+  const base = loadConfig(process.env, {
     databaseUrl: args.databaseUrl,
     ...(args.redisUrl ? { redisUrl: args.redisUrl } : {}),
     redisKeyPrefix: args.redisKeyPrefix,
     kafkaTopicPrefix: args.kafkaTopicPrefix,
     publicUrls: { production: 'http://127.0.0.1:0', development: 'http://127.0.0.1:0' },
     perIpRequestsPerMinute: LIMIT_NEVER_REACHED,
+    managementPort: 0,
+    ...(args.smtpUrl ? { smtpUrl: args.smtpUrl } : {}),
+    ...(args.secretKeys ? { secretKeys: args.secretKeys } : {}),
     logLevel: 'warn',
   });
+  const config = { ...base, mail: { ...base.mail, ...args.mail } };
   const logger = createLogger({ name, level: 'error' });
   const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
   const shared = createRoleShared({

@@ -1,7 +1,7 @@
-// The email-state store on real PostgreSQL: one transaction writes the row's status, last event
-// and Kafka position, the events and the suppressions; a stale position writes nothing; the
-// table's keys make a replayed event harmless; load rehydrates what the logic needs; and the
-// mail sender's columns are never touched.
+// The email-state store on real PostgreSQL: one transaction (one statement when nothing is
+// suppressed) writes the row's status, last event and Kafka position, the events and the
+// suppressions; a stale position writes nothing; the table's keys make a replayed event
+// harmless; load rehydrates what the logic needs; and the mail sender's columns are never touched.
 import { createLogger, newId } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
@@ -172,6 +172,80 @@ describe('email-state store (PostgreSQL)', () => {
       commitOf(base, { status: 'bounced' }, { offset: 9n, expected: { partition: 4, offset: 5n } }),
     );
     expect(await rowOf(id)).to.include({ status: 'bounced', state_offset: '9' });
+  });
+
+  it('a commit without suppressions (one statement): every field of the event stored, fenced the same way, replays ignored', async () => {
+    const store = createPostgresEmailStateStore(db);
+    const id = await insertTestEmail(db, { productId, to: 'one@example.org' });
+    const base = (await store.load(id))!.state;
+    const delivered = event(id, 'delivered', { provider_message_id: 'Q1', reason: '250 ok' });
+    await store.commit(commitOf(base, { status: 'delivered' }, { offset: 3n, events: [delivered] }));
+    const [stored] = await db('mail_email_events').where({ email_id: id });
+    expect(stored).to.include({
+      event_id: delivered.event_id,
+      product_id: productId,
+      email_id: id,
+      type: 'delivered',
+      recipient: 'ann@example.org',
+      bounce_kind: null,
+      reason: '250 ok',
+      provider_message_id: 'Q1',
+      link: null,
+    });
+    expect(stored.occurred_at.getTime()).to.equal(T0);
+    for (const expected of [null, { partition: 4, offset: 2n }]) {
+      const err = await store
+        .commit(
+          commitOf(base, { status: 'bounced' }, { offset: 9n, expected, events: [event(id, 'bounced')] }),
+        )
+        .catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(EmailStateFencedError);
+    }
+    // Without events it is the fenced UPDATE alone, fenced too.
+    const alone = await store
+      .commit(commitOf(base, { status: 'bounced' }, { offset: 9n, expected: null }))
+      .catch((e: unknown) => e);
+    expect(alone).to.be.instanceOf(EmailStateFencedError);
+    expect(await rowOf(id)).to.include({ status: 'delivered', state_offset: '3' });
+    const open = event(id, 'opened');
+    await store.commit(
+      commitOf(
+        base,
+        { status: 'delivered' },
+        {
+          offset: 4n,
+          expected: { partition: 4, offset: 3n },
+          events: [
+            delivered,
+            open,
+            event(id, 'opened'),
+            event(id, 'clicked', { link: 'https://example.org/a' }),
+          ],
+        },
+      ),
+    );
+    await store.commit(
+      commitOf(
+        base,
+        { status: 'delivered' },
+        {
+          offset: 5n,
+          expected: { partition: 4, offset: 4n },
+          events: [open, event(id, 'clicked', { link: 'https://example.org/a' })],
+        },
+      ),
+    );
+    const rows = await db('mail_email_events').where({ email_id: id }).select('type', 'link');
+    expect(rows.map((r) => `${r.type} ${r.link}`).sort()).to.deep.equal([
+      'clicked https://example.org/a',
+      'delivered null',
+      'opened null',
+    ]);
+    const loaded = (await store.load(id))!;
+    expect(loaded.applied).to.deep.equal({ partition: 4, offset: 5n });
+    expect(loaded.state.opened).to.equal(true);
+    expect([...loaded.state.clickedLinks]).to.deep.equal(['https://example.org/a']);
+    expect(loaded.state.recordedEventIds.size).to.equal(3);
   });
 
   it('rolls the whole commit back when a part of it fails', async () => {

@@ -1,5 +1,9 @@
 // EmailStateStore on PostgreSQL (tables of migration 0007): the email-state actor's columns of
-// mail_emails, mail_email_events and mail_suppressions, written in one transaction per commit.
+// mail_emails, mail_email_events and mail_suppressions, written atomically per commit. Every
+// statement is a round trip, which costs PostgreSQL and this process more than the statement
+// itself: a load is one statement (the email's events come along as JSON), and a commit without
+// suppressions is one statement too (the fenced UPDATE and the events' INSERT in one WITH); a
+// commit that suppresses an address is a transaction.
 import type { Knex } from 'knex';
 import type { BounceKind, MailEventRecord, MailEventType } from '../events/mail-event.ts';
 import { createPostgresSuppressionStore } from '../suppression/suppression-store.postgres.ts';
@@ -7,6 +11,8 @@ import type { EmailStatus } from './email-state.ts';
 import { EmailStateFencedError, type EmailStateStore, type StoredEmailState } from './email-state-store.ts';
 
 interface EmailRow {
+  /** The email's recorded events (mail_email_events), as JSON. */
+  events: EventRow[];
   product_id: string;
   to_address: string;
   status: EmailStatus;
@@ -24,7 +30,21 @@ interface EventRow {
   link: string | null;
 }
 
-function eventRow(productId: string, e: MailEventRecord) {
+/** The columns of mail_email_events a commit writes (recorded_at takes its default). */
+const EVENT_COLUMNS = [
+  'event_id',
+  'product_id',
+  'email_id',
+  'type',
+  'recipient',
+  'bounce_kind',
+  'reason',
+  'provider_message_id',
+  'link',
+  'occurred_at',
+] as const;
+
+function eventRow(productId: string, e: MailEventRecord): Record<(typeof EVENT_COLUMNS)[number], unknown> {
   return {
     event_id: e.event_id,
     product_id: productId,
@@ -42,23 +62,25 @@ function eventRow(productId: string, e: MailEventRecord) {
 export function createPostgresEmailStateStore(db: Knex): EmailStateStore {
   return {
     async load(emailId): Promise<StoredEmailState | null> {
-      const row = (await db('mail_emails')
-        .where({ id: emailId })
+      const row = (await db('mail_emails as e')
+        .where('e.id', emailId)
         .first(
-          'product_id',
-          'to_address',
-          'status',
-          'last_event_type',
-          'last_event_at',
-          'last_event_bounce_kind',
-          'last_event_reason',
-          'state_partition',
-          'state_offset',
+          'e.product_id',
+          'e.to_address',
+          'e.status',
+          'e.last_event_type',
+          'e.last_event_at',
+          'e.last_event_bounce_kind',
+          'e.last_event_reason',
+          'e.state_partition',
+          'e.state_offset',
+          db.raw(
+            `coalesce((select json_agg(json_build_object('event_id', v.event_id, 'type', v.type, 'link', v.link))
+                         from mail_email_events v where v.email_id = e.id), '[]'::json) as events`,
+          ),
         )) as EmailRow | undefined;
       if (!row) return null;
-      const events = (await db('mail_email_events')
-        .where({ email_id: emailId })
-        .select('event_id', 'type', 'link')) as EventRow[];
+      const events = row.events;
       return {
         state: {
           emailId,
@@ -86,14 +108,14 @@ export function createPostgresEmailStateStore(db: Knex): EmailStateStore {
     },
 
     async commit(c) {
-      await db.transaction(async (trx) => {
-        // The fence first: it also locks the row, so a stale owner waits here and then fails.
-        const fence = trx('mail_emails').where({ id: c.emailId });
+      const last = c.state.lastEvent;
+      /** The fenced UPDATE: it also locks the row, so a stale owner waits here and then fails. */
+      const fenced = (q: Knex) => {
+        const fence = q('mail_emails').where({ id: c.emailId });
         if (c.expected === null) fence.whereNull('state_partition').whereNull('state_offset');
         else
           fence.where({ state_partition: c.expected.partition, state_offset: c.expected.offset.toString() });
-        const last = c.state.lastEvent;
-        const updated = (await fence.update(
+        return fence.update(
           {
             status: c.state.status,
             last_event_type: last?.type ?? null,
@@ -104,7 +126,35 @@ export function createPostgresEmailStateStore(db: Knex): EmailStateStore {
             state_offset: c.applied.offset.toString(),
           },
           ['product_id'],
-        )) as Array<{ product_id: string }>;
+        );
+      };
+      if (c.suppressions.length === 0) {
+        // One statement, atomic by itself: the events are inserted only when the fence held (a
+        // replayed event id, a second open or a repeated link is ignored by the table's keys).
+        const updated = (
+          c.events.length === 0
+            ? await fenced(db)
+            : await db
+                .with('fenced', fenced(db))
+                .with(
+                  'recorded',
+                  db.raw(
+                    `insert into mail_email_events (${EVENT_COLUMNS.join(', ')})
+                     select ${EVENT_COLUMNS.map((col) => (col === 'product_id' ? 'f.product_id' : `r.${col}`)).join(', ')}
+                       from fenced f cross join json_populate_recordset(null::mail_email_events, ?::json) r
+                     on conflict do nothing`,
+                    // product_id is the fenced row's; every other column is the event's.
+                    [JSON.stringify(c.events.map((e) => ({ ...eventRow('', e), product_id: undefined })))],
+                  ),
+                )
+                .select('product_id')
+                .from('fenced')
+        ) as Array<{ product_id: string }>;
+        if (updated[0]?.product_id === undefined) throw new EmailStateFencedError(c.emailId);
+        return;
+      }
+      await db.transaction(async (trx) => {
+        const updated = (await fenced(trx)) as Array<{ product_id: string }>;
         const productId = updated[0]?.product_id;
         if (productId === undefined) throw new EmailStateFencedError(c.emailId);
         if (c.events.length > 0) {

@@ -5,8 +5,9 @@
 //   3 Idempotency-Key                   the first id again, or 409 (send-idempotency.ts)
 //   4 send rate, per product            429 with Retry-After and RateLimit headers
 //   5 suppression                       a suppressed recipient still gets 202, status suppressed
-//   6 one transaction: key claim + email row; then the record on mail.outbound (acks=all), or
-//     the `suppressed` event; a produce that fails withdraws the row and the claim: 503
+//   6 one transaction: key claim + email row (without a key: the row's INSERT alone); then the
+//     record on mail.outbound (acks=all), or the `suppressed` event; a produce that fails
+//     withdraws the row and the claim: 503
 // A crash between 6's commit and its produce leaves a queued row without its record: the orphan
 // sweep (sender jobs) produces it, so an accepted email is never left queued for good.
 import { randomUUID } from 'node:crypto';
@@ -161,33 +162,40 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
       );
       const id = randomUUID();
       const nowMs = clock.nowMs();
-      const claimed = await available('storing the email', () =>
-        db.transaction(async (trx) => {
-          if (key && !(await claimKey(trx, productId, key, id, nowMs))) return false;
-          await trx('mail_emails').insert({
-            id,
-            product_id: productId,
-            environment: input.environment,
-            domain_id: domain.id,
-            from_header: input.body.from,
-            to_header: input.body.to,
-            to_address: request.to.normalized,
-            subject: request.subject,
-            html: request.html,
-            text: request.text,
-            reply_to: input.body.reply_to ?? null,
-            headers: JSON.stringify(request.headers),
-            tags: JSON.stringify(request.tags),
-            track_opens: domain.openTracking,
-            track_clicks: domain.clickTracking,
-            message_id: messageIdFor(id, domain.name),
-            status: suppressed ? 'suppressed' : 'queued',
-            send_state: suppressed ? 'done' : 'pending',
-            created_at: new Date(nowMs),
-          });
+      const row = {
+        id,
+        product_id: productId,
+        environment: input.environment,
+        domain_id: domain.id,
+        from_header: input.body.from,
+        to_header: input.body.to,
+        to_address: request.to.normalized,
+        subject: request.subject,
+        html: request.html,
+        text: request.text,
+        reply_to: input.body.reply_to ?? null,
+        headers: JSON.stringify(request.headers),
+        tags: JSON.stringify(request.tags),
+        track_opens: domain.openTracking,
+        track_clicks: domain.clickTracking,
+        message_id: messageIdFor(id, domain.name),
+        status: suppressed ? 'suppressed' : 'queued',
+        send_state: suppressed ? 'done' : 'pending',
+        created_at: new Date(nowMs),
+      };
+      // With an Idempotency-Key, the claim and the row commit together. Without one the row is
+      // a single INSERT, atomic by itself: no BEGIN and COMMIT round trips around it.
+      const claimed = await available('storing the email', async () => {
+        if (!key) {
+          await db('mail_emails').insert(row);
           return true;
-        }),
-      );
+        }
+        return db.transaction(async (trx) => {
+          if (!(await claimKey(trx, productId, key, id, nowMs))) return false;
+          await trx('mail_emails').insert(row);
+          return true;
+        });
+      });
       if (!claimed) {
         // Another request claimed the key between our read and our write: answer as it does.
         const first = await replayedEmailId(db, productId, key!, clock.nowMs());
