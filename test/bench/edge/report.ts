@@ -2,6 +2,7 @@
 // benchmarks can share the page) with the table, an ASCII chart, and an SVG of throughput per
 // second written beside it.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { withSection } from '../support/doc-section.ts';
 
 export interface RoundResult {
   label: string;
@@ -211,13 +212,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
       doc =
         '# Benchmarks\n\nMeasured on the project machine; each section names the command that produced it.\n\n';
     }
-    const at = doc.indexOf(START);
-    const end = doc.indexOf(END);
-    doc =
-      at >= 0 && end > at
-        ? doc.slice(0, at) + section + doc.slice(end + END.length)
-        : `${doc.trimEnd()}\n\n${section}\n`;
-    writeFileSync(DOC, doc);
+    writeFileSync(DOC, withSection(doc, START, END, section));
     writeFileSync(SVG, svgOf(report));
   }
   return [

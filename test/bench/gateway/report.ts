@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { withSection } from '../support/doc-section.ts';
 import type { PhaseResult, Shape } from './fan-out.ts';
 import type { VariantName } from './messages.ts';
 import type { LatencyResult, MemoryResult } from './platform-phases.ts';
@@ -340,14 +341,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
   ].join('\n');
 
   if (write) {
-    let doc = readFileSync(DOC, 'utf8');
-    const at = doc.indexOf(START);
-    const end = doc.indexOf(END);
-    doc =
-      at >= 0 && end > at
-        ? doc.slice(0, at) + section + doc.slice(end + END.length)
-        : `${doc.trimEnd()}\n\n${section}\n`;
-    writeFileSync(DOC, doc);
+    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
     writeFileSync(SVG, svgOf(report, summaries));
     // The page as `npm run format` leaves it (aligned tables), so `npm run lint` stays clean.
     const biome = fileURLToPath(new URL('../../../node_modules/.bin/biome', import.meta.url));

@@ -2,6 +2,7 @@
 // other benchmarks' sections stay as they are) and docs/benchmarks-mail.svg beside it (drawn by
 // hand: received messages per second over each round, and the accept latency distribution).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { withSection } from '../support/doc-section.ts';
 
 /** CPU per message over a measurement, µs; `machine` is every process's (PostgreSQL, Kafka, … too). */
 export interface Cpu {
@@ -416,14 +417,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
   ];
   const section = lines.join('\n');
   if (write) {
-    const doc = readFileSync(DOC, 'utf8');
-    const start = doc.indexOf(START);
-    const end = doc.indexOf(END);
-    const next =
-      start >= 0 && end > start
-        ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}`
-        : `${doc.trimEnd()}\n\n${section}\n`;
-    writeFileSync(DOC, next);
+    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
     writeFileSync(SVG, svgOf(r));
   }
   return [

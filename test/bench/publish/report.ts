@@ -2,6 +2,7 @@
 // other benchmarks' sections stay as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { withSection } from '../support/doc-section.ts';
 
 export interface Round {
   label: string;
@@ -139,14 +140,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
   ];
   const section = lines.join('\n');
   if (write) {
-    const doc = readFileSync(DOC, 'utf8');
-    const start = doc.indexOf(START);
-    const end = doc.indexOf(END);
-    const next =
-      start >= 0 && end > start
-        ? `${doc.slice(0, start)}${section}${doc.slice(end + END.length)}`
-        : `${doc.trimEnd()}\n\n${section}\n`;
-    writeFileSync(DOC, next);
+    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
   }
   return [
     `e2e ${e2e.perSecond.toFixed(0)} msg/s (p50 ${e2e.p50Ms.toFixed(2)} ms, p99 ${e2e.p99Ms.toFixed(2)} ms)`,
