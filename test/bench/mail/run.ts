@@ -25,13 +25,12 @@
 //   BENCH_PROFILE_DIR (when set, V8 CPU profiles of the three child processes are written there)
 //   BENCH_RESULT_FILE (the run's figures as JSON; default bench-mail-result.json in the temp folder)
 //   BENCH_REPORT_FROM (a result file: write the report from it again, without running anything)
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import {
   createLogger,
   generateSecretKeyEntry,
@@ -50,7 +49,7 @@ import {
 } from '@lattice/mail';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import nodemailer from 'nodemailer';
-import { controlOf, nextMessage } from '../support/child-messages.ts';
+import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
 import { percentile, pool, poster } from '../support/http-load.ts';
 import type { Received, ServerArgs, ServerMessage, ServerRole } from './bench-server.ts';
 import { type BenchResult, type Cpu, type LatencyResult, type Round, writeReport } from './report.ts';
@@ -101,17 +100,7 @@ interface Server {
 }
 
 async function startServer(args: ServerArgs): Promise<Server> {
-  const child = fork(fileURLToPath(new URL('./bench-server.ts', import.meta.url)), [JSON.stringify(args)], {
-    execArgv: [
-      '--import',
-      'tsx',
-      '--disable-warning=TimeoutNegativeWarning',
-      ...(settings.profileDir
-        ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, `--cpu-prof-name=${args.role}.cpuprofile`]
-        : []),
-    ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = forkBenchChild(new URL('./bench-server.ts', import.meta.url), args, settings.profileDir);
   const label = `bench ${args.role}`;
   const ready = await nextMessage<ServerMessage, 'ready'>(child, 'ready', label);
   return {

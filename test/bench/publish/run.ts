@@ -12,10 +12,9 @@
 //   BENCH_MESSAGES (20000 per round)  BENCH_CONCURRENCY (64 in flight)  BENCH_CHANNELS (100)
 //   BENCH_ROUNDS (3)  BENCH_WRITE (1: update docs/benchmarks.md)
 //   BENCH_PROFILE_DIR (when set, a V8 CPU profile of the server process is written there)
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { createLogger, loadConfig, newId, sleep } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { createKafka, loadCodec, TOPIC_CATALOG } from '@lattice/kafka';
@@ -24,7 +23,7 @@ import { closeRedis, createRedis, fanOutChannelPattern } from '@lattice/redis';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
 import type { Kafka } from 'kafkajs';
 import { benchProduct } from '../support/bench-product.ts';
-import { controlOf, nextMessage } from '../support/child-messages.ts';
+import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
 import { percentile, pool, poster } from '../support/http-load.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
 import { type BenchResult, type Round, writeReport } from './report.ts';
@@ -54,17 +53,7 @@ interface Server {
 }
 
 async function startServer(args: ServerArgs): Promise<Server> {
-  const child = fork(fileURLToPath(new URL('./bench-server.ts', import.meta.url)), [JSON.stringify(args)], {
-    execArgv: [
-      '--import',
-      'tsx',
-      '--disable-warning=TimeoutNegativeWarning',
-      ...(settings.profileDir
-        ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`, `--cpu-prof-name=${args.role}.cpuprofile`]
-        : []),
-    ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = forkBenchChild(new URL('./bench-server.ts', import.meta.url), args, settings.profileDir);
   const next = <T extends ServerMessage['type']>(type: T) =>
     nextMessage<ServerMessage, T>(child, type, `bench ${args.role} server`);
   const ready = await next('ready');

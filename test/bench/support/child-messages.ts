@@ -1,6 +1,7 @@
 // Benchmarks drive their servers as child processes over IPC; this waits for the next message
 // of one type, and fails when the child exits first.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 export function nextMessage<M extends { type: string }, T extends M['type']>(
   child: ChildProcess,
@@ -48,4 +49,26 @@ export function controlOf(child: ChildProcess, label: string): BenchServerContro
       await exited;
     },
   };
+}
+
+/**
+ * A benchmark's server child: `script` (a URL) under tsx with `args` as JSON, IPC on, output
+ * inherited; with `profileDir`, a V8 CPU profile named after `role` is written there on exit.
+ */
+export function forkBenchChild(
+  script: URL,
+  args: { role: string },
+  profileDir: string | undefined,
+): ChildProcess {
+  return fork(fileURLToPath(script), [JSON.stringify(args)], {
+    execArgv: [
+      '--import',
+      'tsx',
+      '--disable-warning=TimeoutNegativeWarning',
+      ...(profileDir
+        ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${args.role}.cpuprofile`]
+        : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
 }
