@@ -40,6 +40,8 @@ export interface LatticeConfig {
   inboundSmtpPort: number;
   /** The mail toolkit's limits, timers and DNS settings (decisions.md "Mail"). */
   mail: MailConfig;
+  /** Mail webhook delivery (decisions.md "Webhook delivery defaults"). */
+  webhooks: WebhookConfig;
   /**
    * LATTICE_SECRET_KEYS as given (`kid:base64url,…`, first current; secret-keyring.ts). Empty: the
    * composition root keeps a generated one in `<dataDir>/secret-keys` (local use only; every host
@@ -105,6 +107,15 @@ export interface MailConfig {
   smtpMaxConnections: number;
 }
 
+export interface WebhookConfig {
+  /** Waits after failed attempts 1 to 4 (WEBHOOK_RETRY_DELAYS_MS, exactly four values). */
+  retryDelaysMs: number[];
+  /** One attempt's limit, connect, TLS and answer included (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Loopback, RFC 1918, 100.64/10 and fc00::/7 targets allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateTargets: boolean;
+}
+
 export interface PublishQuotaSettings {
   sustainedPerSecond?: number;
   windowMs?: number;
@@ -161,6 +172,23 @@ function intList(env: Env, name: string, fallback: number[], min: number, max: n
   if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < min || n > max))
     throw new ConfigError(`${name} must be comma-separated integers from ${min} to ${max}, got "${raw}"`);
   return values;
+}
+
+/** decisions.md: "holds exactly four values" (attempts 2 to 5 follow them). */
+function webhookRetryDelays(env: Env): number[] {
+  const name = 'WEBHOOK_RETRY_DELAYS_MS';
+  const delays = intList(env, name, [5_000, 300_000, 1_800_000, 7_200_000], 0, 7 * 86_400_000);
+  if (delays.length !== 4)
+    throw new ConfigError(`${name} must hold exactly four delays, got ${delays.length}`);
+  return delays;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function list(env: Env, name: string): string[] {
@@ -234,6 +262,11 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
       spfInclude: str(env, 'MAIL_SPF_INCLUDE', 'spf.lattice.localhost'),
       inboundMaxBytes: int(env, 'INBOUND_SMTP_MAX_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
       smtpMaxConnections: int(env, 'SMTP_POOL_MAX_CONNECTIONS', 5, 1, 100),
+    },
+    webhooks: {
+      retryDelaysMs: webhookRetryDelays(env),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+      allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     },
     secretKeys: str(env, 'LATTICE_SECRET_KEYS', ''),
     logLevel,

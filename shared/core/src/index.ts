@@ -10,6 +10,7 @@ export type {
   LatticeConfig,
   MailConfig,
   PublishQuotaSettings,
+  WebhookConfig,
 } from './config.ts';
 export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';
 export type { ErrorBody, FieldError } from './errors.ts';
