@@ -26,6 +26,8 @@ export interface ActorKindRegistration<C> {
   topic: string;
   codec: Codec<C>;
   kind: ActorKind<C>;
+  /** Called with the host's partitions of the topic after every group join. */
+  onAssignment?: (partitions: number[]) => void;
 }
 
 /** The topic settings the hosts and the catalog topics are made with. */
@@ -110,6 +112,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       sessionTimeoutMs: settings.sessionTimeoutMs,
       // Heartbeats at a tenth of the session, as Kafka advises at most a third.
       heartbeatIntervalMs: Math.max(1_000, Math.floor(settings.sessionTimeoutMs / 10)),
+      ...(reg.onAssignment ? { onAssignment: reg.onAssignment } : {}),
     });
     await host.start();
     hosts.push(host);

@@ -8,6 +8,7 @@ export type { DeadLetter } from './dead-letters.ts';
 export { createKafkaDeadLetterSink } from './dead-letters.ts';
 export type { GroupCommitPublisher, GroupCommitPublisherOptions } from './group-commit-publisher.ts';
 export { createGroupCommitPublisher, PublishFailedError } from './group-commit-publisher.ts';
+export { partitionOfKey } from './key-partition.ts';
 export type { RecordProducer } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

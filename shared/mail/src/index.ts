@@ -132,3 +132,44 @@ export {
   TRACKING_TOKEN_PURPOSE,
   verifyTrackingToken,
 } from './tracking/tracking-token.ts';
+export type {
+  AttemptAnswer,
+  AttemptDecision,
+  DeliveryAttempts,
+  EndpointEffect,
+  RetrySchedule,
+} from './webhooks/delivery-logic.ts';
+export {
+  ATTEMPTS_PER_ROUND,
+  AUTO_DISABLE_AFTER_FAILURES,
+  decideAfterAttempt,
+  RETRY_JITTER_RATIO,
+  retryDelayMs,
+} from './webhooks/delivery-logic.ts';
+export type { DeliveryMetrics } from './webhooks/delivery-metrics.ts';
+export { deliveryMetrics } from './webhooks/delivery-metrics.ts';
+export { createPostgresDeliveryStore } from './webhooks/delivery-store.postgres.ts';
+export type { DeliveryHead, DeliveryStore, RecordedAttempt } from './webhooks/delivery-store.ts';
+export { WEBHOOK_ENDPOINT_KIND, webhookEndpointActorKind } from './webhooks/endpoint-actor.ts';
+export type { EndpointWorkers, EndpointWorkersDeps, WebhookPoster } from './webhooks/endpoint-workers.ts';
+export { createEndpointWorkers } from './webhooks/endpoint-workers.ts';
+export type { WebhookFanoutDeps } from './webhooks/fanout-actor.ts';
+export { WEBHOOK_FANOUT_KIND, webhookFanoutActorKind } from './webhooks/fanout-actor.ts';
+export { createPostgresFanoutStore } from './webhooks/fanout-store.postgres.ts';
+export type { FanoutEvent, FanoutStore } from './webhooks/fanout-store.ts';
+export type { WebhookEventName } from './webhooks/webhook-events.ts';
+export {
+  isWebhookEventName,
+  WEBHOOK_EVENT_NAMES,
+  webhookEventName,
+  webhookPayload,
+} from './webhooks/webhook-events.ts';
+export type { WebhookSignatureHeaders } from './webhooks/webhook-signature.ts';
+export {
+  mintWebhookSecret,
+  signWebhook,
+  WEBHOOK_SECRET_PURPOSE,
+  webhookSecretKey,
+} from './webhooks/webhook-signature.ts';
+export type { WebhookDeliveryRecord, WebhookWakePublisher } from './webhooks/webhook-wake.ts';
+export { createWebhookWakePublisher, webhookDeliveryCodec } from './webhooks/webhook-wake.ts';

@@ -62,9 +62,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     alter table mail_webhook_deliveries
       add constraint mail_webhook_deliveries_status_check check (status in ('pending', 'succeeded', 'failed'))`);
-  // The endpoint actor's head-of-queue read and the wake sweep's scan.
+  // The endpoint actor's head-of-queue read, and the wake sweep's scan of due deliveries.
   await knex.raw(
     `create index mail_webhook_deliveries_pending on mail_webhook_deliveries (endpoint_id, seq)
+       where status = 'pending'`,
+  );
+  await knex.raw(
+    `create index mail_webhook_deliveries_due on mail_webhook_deliveries (next_attempt_at)
        where status = 'pending'`,
   );
 }

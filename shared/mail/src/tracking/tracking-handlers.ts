@@ -13,9 +13,9 @@
 // redirect are answered all the same and the loss is counted
 // (lattice_mail_tracking_events_lost_total). HEAD requests (link scanners probing) get the same
 // answer and record nothing.
-import { randomUUID } from 'node:crypto';
-import { type Clock, errorMessage, type Logger, type SecretKeyring } from '@lattice/core';
+import { type Clock, errorMessage, type Logger, nameBasedUuid, type SecretKeyring } from '@lattice/core';
 import type { PublicHandler, PublicHandlers } from '@lattice/http';
+import { derivedEventId } from '../emails/outbound-record.ts';
 import type { MailEventPublisher, MailEventRecord } from '../events/mail-event.ts';
 import { MAIL_ERRORS } from '../mail-errors.ts';
 import type { SuppressionStore } from '../suppression/suppression-store.ts';
@@ -66,7 +66,12 @@ export function createTrackingHandlers(deps: TrackingHandlersDeps): PublicHandle
   /** Publishes an open or click; a failure is counted and logged (ids only), never answered. */
   async function record(claims: TrackingClaims, type: 'opened' | 'clicked', link: string | null) {
     const event: MailEventRecord = {
-      event_id: randomUUID(),
+      // One id per email (opens) or per email and link (clicks): the first is the event, a repeat
+      // is the same event again, which the email state and the webhook fan-out drop by its id.
+      event_id:
+        type === 'opened'
+          ? derivedEventId(claims.emailId, 'opened')
+          : nameBasedUuid('clicked', claims.emailId, link ?? ''),
       product_id: claims.productId,
       email_id: claims.emailId,
       type,

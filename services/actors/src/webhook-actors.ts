@@ -1,0 +1,150 @@
+// The webhook part of the actors role: the fan-out kind on `mail.events` (its own consumer group),
+// the endpoint actor kind on `mail.webhook-deliveries` with the loops that make the attempts, and
+// the wake sweep: every `wakeSweepIntervalMs`, and at once after each assignment, the due pending
+// deliveries of the endpoints this host owns are woken. Records wake loops at once; the sweep is
+// what makes a due time survive a crash, a rebalance or a lost wake record.
+import {
+  errorMessage,
+  type Logger,
+  type Scheduler,
+  type SecretKeyring,
+  systemScheduler,
+} from '@lattice/core';
+import { createRecordProducer, partitionOfKey, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import {
+  createEndpointWorkers,
+  createPostgresDeliveryStore,
+  createPostgresFanoutStore,
+  createWebhookWakePublisher,
+  type DeliveryStore,
+  deliveryMetrics,
+  type EndpointWorkers,
+  type MailEventRecord,
+  mailEventCodec,
+  type WebhookDeliveryRecord,
+  type WebhookPoster,
+  type WebhookWakePublisher,
+  webhookDeliveryCodec,
+  webhookEndpointActorKind,
+  webhookFanoutActorKind,
+} from '@lattice/mail';
+import type { Admin, Kafka } from 'kafkajs';
+import type { Knex } from 'knex';
+import type { Registry } from 'prom-client';
+import type { ActorKindRegistration } from './actors-role.ts';
+import type { PeriodicJob } from './periodic-jobs.ts';
+
+/** The configuration webhook delivery reads (config.webhooks); tests change fields of it. */
+export interface WebhookDeliverySettings {
+  /** WEBHOOK_RETRY_DELAYS_MS: the four delays. */
+  retryDelaysMs: number[];
+  /** How often due deliveries are looked for (a safety net behind the wake records). */
+  wakeSweepIntervalMs: number;
+}
+
+export interface WebhookDeliveryDeps {
+  kafkaTopicPrefix: string;
+  db: Knex;
+  kafka: Kafka;
+  logger: Logger;
+  registry: Registry;
+  /** Opens the endpoints' sealed secrets. */
+  keyring: SecretKeyring;
+  /** Makes the attempts (createWebhookRequester: SSRF guard, timeout, TLS). */
+  poster: WebhookPoster;
+  /** The loops' due times and retry waits. Default systemScheduler. */
+  scheduler?: Scheduler;
+}
+
+export interface WebhookDelivery {
+  fanout: ActorKindRegistration<MailEventRecord>;
+  endpoints: ActorKindRegistration<WebhookDeliveryRecord>;
+  jobs: PeriodicJob[];
+  /** The loops, for tests that look at them. */
+  workers: EndpointWorkers;
+  close(): Promise<void>;
+}
+
+export function webhookDelivery(
+  settings: WebhookDeliverySettings,
+  deps: WebhookDeliveryDeps,
+): WebhookDelivery {
+  const { db, logger } = deps;
+  const scheduler = deps.scheduler ?? systemScheduler;
+  const log = logger.child({ component: 'webhook-delivery' });
+  const metrics = deliveryMetrics(deps.registry);
+  const deliveriesTopic = topicName(deps.kafkaTopicPrefix, TOPIC_CATALOG.webhookDeliveries.name);
+  const store: DeliveryStore = createPostgresDeliveryStore(db);
+  const workers = createEndpointWorkers({
+    store,
+    poster: deps.poster,
+    keyring: deps.keyring,
+    schedule: { retryDelaysMs: settings.retryDelaysMs },
+    scheduler,
+    logger,
+    metrics,
+  });
+  const wake: WebhookWakePublisher = createWebhookWakePublisher({
+    producer: () => createRecordProducer(deps.kafka),
+    topic: deliveriesTopic,
+    logger,
+  });
+
+  // The topic's partition count, to tell which endpoints this host owns; read again after every
+  // assignment (a scaled topic changes it).
+  let admin: Admin | null = null;
+  let partitionCount: number | null = null;
+  async function readPartitionCount(): Promise<number> {
+    if (!admin) {
+      admin = deps.kafka.admin();
+      await admin.connect();
+    }
+    const meta = await admin.fetchTopicMetadata({ topics: [deliveriesTopic] });
+    partitionCount = meta.topics[0]?.partitions.length ?? 0;
+    return partitionCount;
+  }
+
+  let sweeping: Promise<void> | null = null;
+  /** Wakes the owned endpoints with due pending deliveries (a woken idle loop costs one read). */
+  function sweep(): Promise<void> {
+    sweeping ??= (async () => {
+      try {
+        const count = partitionCount ?? (await readPartitionCount());
+        if (count === 0) return;
+        const due = await store.endpointsDue(scheduler.nowMs(), 10_000);
+        for (const endpointId of due) {
+          const partition = partitionOfKey(deliveriesTopic, endpointId, count);
+          if (workers.owns(partition)) workers.wake(endpointId, partition);
+        }
+      } finally {
+        sweeping = null;
+      }
+    })();
+    return sweeping;
+  }
+
+  return {
+    fanout: {
+      topic: TOPIC_CATALOG.mailEvents.name,
+      codec: mailEventCodec(),
+      kind: webhookFanoutActorKind({ store: createPostgresFanoutStore(db), wake, metrics }),
+    },
+    endpoints: {
+      topic: TOPIC_CATALOG.webhookDeliveries.name,
+      codec: webhookDeliveryCodec(),
+      kind: webhookEndpointActorKind(workers),
+      onAssignment(partitions) {
+        workers.own(partitions);
+        partitionCount = null;
+        sweep().catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'webhook wake sweep failed'));
+      },
+    },
+    jobs: [{ name: 'webhook-wake-sweep', intervalMs: settings.wakeSweepIntervalMs, run: () => sweep() }],
+    workers,
+    async close() {
+      await workers.close();
+      await wake.close();
+      await (admin as Admin | null)?.disconnect();
+    },
+  };
+}

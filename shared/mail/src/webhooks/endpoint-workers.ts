@@ -1,0 +1,239 @@
+// The endpoint actor's effects: per endpoint, one loop that sends its deliveries one at a time in
+// `seq` order, holding later ones back while the oldest waits for its retry (decisions.md
+// "Webhook delivery defaults"). Records on `mail.webhook-deliveries` only wake a loop; the truth
+// (what is pending, when it is due) is the delivery rows, so a crash or a rebalance loses no due
+// time: the partition's next owner is woken by its assignment and the wake sweep.
+//
+// An attempt's outcome is stored fenced on the attempts the delivery had when read: a process that
+// dies between the request and storing its outcome leaves the attempt to be made again (at least
+// once, same webhook-id) and counted once; two owners overlapping in a rebalance count it once.
+import {
+  type Logger,
+  openSecret,
+  retryWithBackoff,
+  type Scheduler,
+  type SecretKeyring,
+  type Timer,
+} from '@lattice/core';
+import { type AttemptAnswer, decideAfterAttempt, type RetrySchedule } from './delivery-logic.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { DeliveryHead, DeliveryStore } from './delivery-store.ts';
+import { signWebhook, WEBHOOK_SECRET_PURPOSE, webhookSecretKey } from './webhook-signature.ts';
+
+/** Sends one signed attempt (webhook-request.ts in production). */
+export interface WebhookPoster {
+  post(url: string, headers: Record<string, string>, body: string): Promise<AttemptAnswer>;
+}
+
+export interface EndpointWorkersDeps {
+  store: DeliveryStore;
+  poster: WebhookPoster;
+  keyring: SecretKeyring;
+  schedule: RetrySchedule;
+  scheduler: Scheduler;
+  logger: Logger;
+  metrics: DeliveryMetrics;
+  /** The jitter's draw; tests fix it. */
+  random?: () => number;
+  /** Wait before a loop whose database read failed is tried again. Default 1 000. */
+  storeRetryMs?: number;
+}
+
+export interface EndpointWorkers {
+  /** The endpoint (on `partition`) may have work: attempt what is due, wait for what is not. */
+  wake(endpointId: string, partition: number): void;
+  /** This host now owns exactly these partitions; loops of others stop after their attempt. */
+  own(partitions: readonly number[]): void;
+  owns(partition: number): boolean;
+  /** Endpoints with a loop running or waiting for a due time. */
+  active(): number;
+  close(): Promise<void>;
+}
+
+interface Loop {
+  endpointId: string;
+  partition: number;
+  running: Promise<void> | null;
+  /** Woken while running: read the head again before going idle. */
+  dirty: boolean;
+  stopped: boolean;
+  timer: Timer | undefined;
+}
+
+export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorkers {
+  const { store, scheduler, metrics } = deps;
+  const log = deps.logger.child({ component: 'webhook-endpoints' });
+  const random = deps.random ?? Math.random;
+  const storeRetryMs = deps.storeRetryMs ?? 1_000;
+  const loops = new Map<string, Loop>();
+  const secretKeys = new Map<string, Buffer>();
+  let owned = new Set<number>();
+  let closed = false;
+
+  function secretKeyOf(sealed: string): Buffer {
+    let key = secretKeys.get(sealed);
+    if (!key) {
+      key = webhookSecretKey(openSecret(deps.keyring, WEBHOOK_SECRET_PURPOSE, sealed));
+      if (secretKeys.size > 10_000) secretKeys.clear();
+      secretKeys.set(sealed, key);
+    }
+    return key;
+  }
+
+  function wake(endpointId: string, partition: number): void {
+    if (closed || !owned.has(partition)) return;
+    let loop = loops.get(endpointId);
+    if (!loop) {
+      loop = { endpointId, partition, running: null, dirty: false, stopped: false, timer: undefined };
+      loops.set(endpointId, loop);
+    }
+    loop.partition = partition;
+    loop.stopped = false;
+    loop.dirty = true;
+    scheduler.clearTimer(loop.timer);
+    loop.timer = undefined;
+    if (!loop.running) loop.running = run(loop);
+  }
+
+  async function run(loop: Loop): Promise<void> {
+    try {
+      while (loop.dirty && !loop.stopped && !closed) {
+        loop.dirty = false;
+        await drain(loop);
+      }
+    } catch (err) {
+      log.warn(
+        { err, endpointId: loop.endpointId, retryInMs: storeRetryMs },
+        'webhook endpoint loop failed; retrying',
+      );
+      if (!loop.stopped && !closed) wakeLater(loop, storeRetryMs);
+    } finally {
+      loop.running = null;
+      // Idle (nothing pending) or no longer ours: forget the loop; a later wake starts a new one.
+      if (loop.timer === undefined || loop.stopped || closed) {
+        scheduler.clearTimer(loop.timer);
+        loop.timer = undefined;
+        if (loops.get(loop.endpointId) === loop) loops.delete(loop.endpointId);
+      }
+    }
+  }
+
+  function wakeLater(loop: Loop, delayMs: number): void {
+    loop.timer = scheduler.setTimeout(
+      () => {
+        loop.timer = undefined;
+        wake(loop.endpointId, loop.partition);
+      },
+      Math.max(0, delayMs),
+      { unref: true },
+    );
+  }
+
+  /** Attempts the endpoint's due deliveries in order until none is left or the oldest must wait. */
+  async function drain(loop: Loop): Promise<void> {
+    let idleFailures = 0;
+    while (!loop.stopped && !closed) {
+      const head = await store.head(loop.endpointId);
+      if (!head) return;
+      if (!head.endpoint.live) {
+        const failed = await store.failWithoutRequest(loop.endpointId);
+        metrics.deliveries.inc({ status: 'failed_without_request' }, failed);
+        // Zero: re-enabled between the two reads; read again, but never spin on a disagreement.
+        if (failed === 0 && ++idleFailures > 2) return;
+        continue;
+      }
+      const dueInMs = head.delivery.nextAttemptAtMs - scheduler.nowMs();
+      if (dueInMs > 0) {
+        wakeLater(loop, dueInMs);
+        return;
+      }
+      await attempt(loop, head);
+    }
+  }
+
+  async function attempt(loop: Loop, head: DeliveryHead): Promise<void> {
+    const { delivery, endpoint } = head;
+    let answer: AttemptAnswer;
+    try {
+      const key = secretKeyOf(endpoint.secretSealed);
+      const signed = signWebhook(key, delivery.id, scheduler.nowMs() / 1000, delivery.payload);
+      answer = await deps.poster.post(endpoint.url, { ...signed }, delivery.payload);
+    } catch (err) {
+      // A secret the keyring cannot open (a removed kid), or a bug in the poster: an attempt
+      // that sent nothing, recorded like a connection failure so it is visible in the log.
+      log.error(
+        { err, endpointId: endpoint.id, deliveryId: delivery.id },
+        'webhook attempt could not be made',
+      );
+      answer = {
+        ok: false,
+        responseStatus: null,
+        error: 'the attempt could not be made (see the actors log)',
+        retryAfterMs: null,
+      };
+    }
+    metrics.attempts.inc({
+      outcome: answer.ok ? 'success' : answer.responseStatus === null ? 'no_answer' : 'http_error',
+    });
+    const attemptedAtMs = scheduler.nowMs();
+    const decision = decideAfterAttempt(delivery, answer, attemptedAtMs, deps.schedule, random());
+    // The request was made: store its outcome until it is stored or this host loses the endpoint
+    // (then its next owner makes the attempt again; it counts once).
+    const recorded = await retryWithBackoff(
+      () =>
+        store.recordAttempt({
+          deliveryId: delivery.id,
+          endpointId: endpoint.id,
+          seenAttempts: delivery.attempts,
+          attemptedAtMs,
+          decision,
+        }),
+      {
+        scheduler,
+        backoff: { initialMs: 100, maxMs: 5_000, jitterRatio: 0.2 },
+        beforeRetry(err, n) {
+          if (loop.stopped || closed) throw err;
+          log.warn(
+            { err, deliveryId: delivery.id, attempt: n },
+            'storing a webhook attempt failed; retrying',
+          );
+          return undefined;
+        },
+      },
+    );
+    if (!recorded.recorded) {
+      metrics.overtaken.inc();
+      return;
+    }
+    if (decision.status !== 'pending') metrics.deliveries.inc({ status: decision.status });
+    if (recorded.disabledEndpoint) {
+      metrics.disabled.inc({ reason: recorded.disabledEndpoint });
+      log.warn({ endpointId: endpoint.id, reason: recorded.disabledEndpoint }, 'webhook endpoint disabled');
+    }
+  }
+
+  return {
+    wake,
+    own(partitions) {
+      owned = new Set(partitions);
+      for (const loop of loops.values()) {
+        if (owned.has(loop.partition)) continue;
+        loop.stopped = true;
+        scheduler.clearTimer(loop.timer);
+        loop.timer = undefined;
+        if (!loop.running) loops.delete(loop.endpointId);
+      }
+    },
+    owns: (partition) => owned.has(partition),
+    active: () => loops.size,
+    async close() {
+      closed = true;
+      for (const loop of loops.values()) {
+        loop.stopped = true;
+        scheduler.clearTimer(loop.timer);
+      }
+      await Promise.all([...loops.values()].map((l) => l.running));
+      loops.clear();
+    },
+  };
+}

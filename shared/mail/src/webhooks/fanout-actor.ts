@@ -1,0 +1,60 @@
+// The webhook fan-out kind on `mail.events` (its own consumer group beside the email-state
+// actor's): each event becomes one pending delivery per subscribed enabled endpoint, recorded in
+// PostgreSQL, then a record on `mail.webhook-deliveries` per delivery wakes the endpoint's actor.
+// The offset is committed only after both; a replay records nothing twice (deliveries are
+// idempotent on event and endpoint) and wakes what is still pending again, which is harmless.
+
+import { TerminalError } from '@lattice/core';
+import type { ActorKind } from '@lattice/kafka';
+import { isDataError } from '@lattice/store';
+import { mailEventProblem } from '../email-state/email-state-logic.ts';
+import type { MailEventRecord } from '../events/mail-event.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { FanoutStore } from './fanout-store.ts';
+import { webhookPayload } from './webhook-events.ts';
+import type { WebhookWakePublisher } from './webhook-wake.ts';
+
+export const WEBHOOK_FANOUT_KIND = 'webhook-fanout';
+
+export interface WebhookFanoutDeps {
+  store: FanoutStore;
+  wake: WebhookWakePublisher;
+  metrics: DeliveryMetrics;
+}
+
+export function webhookFanoutActorKind(deps: WebhookFanoutDeps): ActorKind<MailEventRecord> {
+  return {
+    name: WEBHOOK_FANOUT_KIND,
+    async load() {
+      return {
+        applied: () => null,
+        async handle(records) {
+          // A malformed event fails the chunk; the host then takes it one record at a time and
+          // dead-letters only that one.
+          for (const r of records) {
+            const problem = mailEventProblem(r.value);
+            if (problem) throw new TerminalError(`webhook fan-out refused the event: ${problem}`);
+          }
+          let pending: Awaited<ReturnType<FanoutStore['record']>>;
+          try {
+            pending = await deps.store.record(
+              records.map((r) => ({
+                event: r.value,
+                payload: webhookPayload(r.value),
+                recordedAtMs: r.timestampMs,
+              })),
+            );
+          } catch (err) {
+            // An event PostgreSQL refuses (a malformed id) never records: dead-letter it.
+            if (isDataError(err))
+              throw new TerminalError(`webhook fan-out refused the event: ${(err as Error).message}`);
+            throw err;
+          }
+          if (pending.length === 0) return;
+          await deps.wake.publish(pending);
+          deps.metrics.recorded.inc(pending.length);
+        },
+      };
+    },
+  };
+}
