@@ -12,7 +12,9 @@ import type {
 } from '@lattice/core';
 import {
   createPostgresDomainStore,
+  createTargetGuard,
   createTrackingLinks,
+  createWebhookRequester,
   emailLinksOf,
   type RunningInboundReceiver,
   startInboundReceiver,
@@ -25,6 +27,7 @@ import { type ActorHostSettings, startActorsRole } from './actors-role.ts';
 import { channelActorRegistration, realtimeJobs } from './channel-actors.ts';
 import { emailStateRegistration } from './email-state-actors.ts';
 import { type MailSenderSettings, mailSender } from './mail-sender-actors.ts';
+import { type WebhookDeliverySettings, webhookDelivery } from './webhook-actors.ts';
 
 /** The configuration the role reads; tests change fields of it. */
 export interface ActorsSettings extends ActorHostSettings {
@@ -44,6 +47,8 @@ export interface ActorsSettings extends ActorHostSettings {
   publicUrls: Record<Environment, string>;
   /** The inbound SMTP receiver of bounces and complaints (INBOUND_SMTP_PORT); null: not run here. */
   inbound: { host: string; port: number; maxBytes: number } | null;
+  /** Webhook delivery: schedule, attempt limit, private targets, the wake sweep. */
+  webhooks: WebhookDeliverySettings & { timeoutMs: number; allowPrivateTargets: boolean };
 }
 
 export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
@@ -66,6 +71,12 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
     },
     publicUrls: config.publicUrls,
     inbound: { host: config.host, port: config.inboundSmtpPort, maxBytes: config.mail.inboundMaxBytes },
+    webhooks: {
+      retryDelaysMs: config.webhooks.retryDelaysMs,
+      timeoutMs: config.webhooks.timeoutMs,
+      allowPrivateTargets: config.webhooks.allowPrivateTargets ?? false,
+      wakeSweepIntervalMs: 5_000,
+    },
   };
 }
 
@@ -103,6 +114,18 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
       ),
       ...productScope,
     });
+    const webhooks = webhookDelivery(settings.webhooks, {
+      kafkaTopicPrefix: settings.kafkaTopicPrefix,
+      db,
+      kafka: shared.kafka('actors-webhooks'),
+      logger,
+      registry: shared.registry,
+      keyring: shared.secretKeys,
+      poster: createWebhookRequester({
+        guard: createTargetGuard({ allowPrivateTargets: settings.webhooks.allowPrivateTargets }),
+        timeoutMs: settings.webhooks.timeoutMs,
+      }),
+    });
     const hosts = await startActorsRole({
       settings,
       kafka: shared.kafka('actors'),
@@ -119,6 +142,8 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
         }),
         emailStateRegistration({ db, logger, registry: shared.registry }),
         sender.registration,
+        webhooks.fanout,
+        webhooks.endpoints,
       ],
       jobs: [
         ...realtimeJobs({
@@ -130,6 +155,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
           ...productScope,
         }),
         ...sender.jobs,
+        ...webhooks.jobs,
       ],
     });
     let inbound: RunningInboundReceiver | null = null;
@@ -147,6 +173,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
     } catch (err) {
       await hosts.stop();
       await sender.close();
+      await webhooks.close();
       throw err;
     }
     const running: RunningRole = {
@@ -155,6 +182,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
         await inbound?.close();
         await hosts.stop();
         await sender.close();
+        await webhooks.close();
       },
       health: () =>
         hosts.healthy() ? { ok: true } : { ok: false, reason: 'an actor host stopped consuming' },

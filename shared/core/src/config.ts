@@ -112,8 +112,11 @@ export interface WebhookConfig {
   retryDelaysMs: number[];
   /** One attempt's limit, connect, TLS and answer included (WEBHOOK_TIMEOUT_MS). */
   timeoutMs: number;
-  /** Loopback, RFC 1918, 100.64/10 and fc00::/7 targets allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
-  allowPrivateTargets: boolean;
+  /**
+   * Loopback, RFC 1918, 100.64/10 and fc00::/7 targets allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+   * null when not set: refused, except by `lattice start` running the whole platform locally.
+   */
+  allowPrivateTargets: boolean | null;
 }
 
 export interface PublishQuotaSettings {
@@ -183,7 +186,7 @@ function webhookRetryDelays(env: Env): number[] {
   return delays;
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+function bool<F extends boolean | null>(env: Env, name: string, fallback: F): boolean | F {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (raw === 'true') return true;
@@ -266,7 +269,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     webhooks: {
       retryDelaysMs: webhookRetryDelays(env),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
-      allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+      allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', null),
     },
     secretKeys: str(env, 'LATTICE_SECRET_KEYS', ''),
     logLevel,

@@ -97,7 +97,13 @@ export async function runStart(
   role: string | undefined,
   opts: StartOptions = {},
 ): Promise<number> {
-  const { config, logger } = ctx;
+  const { logger } = ctx;
+  // The whole platform on one machine is local development: webhooks may target a receiver on
+  // this machine or the LAN unless WEBHOOK_ALLOW_PRIVATE_TARGETS says otherwise (decisions.md).
+  const config =
+    role === undefined && ctx.config.webhooks.allowPrivateTargets === null
+      ? { ...ctx.config, webhooks: { ...ctx.config.webhooks, allowPrivateTargets: true } }
+      : ctx.config;
   if (role !== undefined && !(ROLES as readonly string[]).includes(role)) {
     console.error(`lattice start: unknown role "${role}"; roles: ${ROLES.join(', ')}`);
     return 2;

@@ -1,0 +1,64 @@
+// The 10-second attempt limit (spec "Delivery semantics", WEBHOOK_TIMEOUT_MS at its default) from
+// both sides, and its corollary: an endpoint that answers after 9 s, on the same partition as
+// another endpoint, does not delay that endpoint's deliveries.
+import { partitionOfKey, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import { expect } from 'chai';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
+import { startWebhookPlatform, type WebhookPlatform } from './webhooks/webhook-platform.ts';
+
+describe('mail webhooks: the 10-second limit and slow endpoints', function () {
+  this.timeout(120_000);
+  let p: WebhookPlatform;
+  let slow: HttpsReceiver;
+  let fast: HttpsReceiver;
+
+  before(async () => {
+    p = await startWebhookPlatform({
+      label: 'webhook-limits',
+      // The default limit; retries far enough away not to happen during the test.
+      webhooks: { timeoutMs: 10_000, retryDelaysMs: [600_000, 600_000, 600_000, 600_000] },
+    });
+    slow = await startHttpsReceiver({
+      handler: (q) => ({ status: 200, delayMs: q.path === '/nine' ? 9_000 : 10_500 }),
+    });
+    fast = await startHttpsReceiver();
+  });
+  after(async () => {
+    await slow?.close();
+    await fast?.close();
+    await p?.close();
+  });
+
+  it('an answer after 9 s succeeds, one after 10.5 s fails with no response status; neither delays a fast endpoint', async () => {
+    const topic = topicName(p.config.kafkaTopicPrefix, TOPIC_CATALOG.webhookDeliveries.name);
+    const partitionOf = (id: string) => partitionOfKey(topic, id, p.config.kafkaPartitions);
+    const nine = await p.endpoint(slow.url('/nine'));
+    const late = await p.endpoint(slow.url('/late'));
+    // A fast endpoint on the slow one's partition: its actor host is the same one.
+    let quick = await p.endpoint(fast.url('/quick'));
+    while (partitionOf(quick.id) !== partitionOf(nine.id)) quick = await p.endpoint(fast.url('/quick'));
+
+    const t0 = Date.now();
+    await p.publish('delivered');
+    await slow.waitFor(2, 5_000);
+    // While both slow attempts are in flight, five more events reach the fast endpoint promptly.
+    const lags: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = fast.requests.length;
+      const at = Date.now();
+      await p.publish('delivered');
+      await fast.waitFor(before + 1, 5_000);
+      lags.push(fast.requests.at(-1)!.receivedAtMs - at);
+    }
+    expect(Date.now() - t0, 'the fast deliveries happened while the slow ones waited').to.be.below(9_000);
+    expect(Math.max(...lags)).to.be.below(2_000);
+
+    const [okDelivery] = await p.waitForDeliveries(nine.id, (d) => d.at(-1)?.status === 'succeeded', 20_000).then((d) => [
+      d.at(-1),
+    ]);
+    expect(okDelivery).to.include({ attempts: 1, response_status: 200, last_error: null });
+    const lateLog = await p.waitForDeliveries(late.id, (d) => d.at(-1)?.attempts === 1, 20_000);
+    expect(lateLog.at(-1)).to.include({ status: 'pending', response_status: null });
+    expect(lateLog.at(-1)!.last_error).to.equal('no answer within 10000 ms');
+  });
+});
