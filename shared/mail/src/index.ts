@@ -132,3 +132,15 @@ export {
   TRACKING_TOKEN_PURPOSE,
   verifyTrackingToken,
 } from './tracking/tracking-token.ts';
+export type { TargetAddressClass, TargetAddressVerdict } from './webhooks/target-address.ts';
+export { classifyTargetAddress, targetAddressVerdict } from './webhooks/target-address.ts';
+export type {
+  HostLookup,
+  ResolvedAddress,
+  TargetGuard,
+  TargetGuardOptions,
+  UrlCheck,
+} from './webhooks/target-guard.ts';
+export { createTargetGuard, TargetRefusedError } from './webhooks/target-guard.ts';
+export type { AttemptResult, WebhookRequester, WebhookRequesterOptions } from './webhooks/webhook-request.ts';
+export { createWebhookRequester } from './webhooks/webhook-request.ts';
