@@ -16,6 +16,10 @@ tsc -p tsconfig.json --noEmit
 echo "== browser (Debian chromium for the browser client's tests)"
 CHROMIUM_PATH=$(bash scripts/ensure-chromium.sh)
 export CHROMIUM_PATH
+echo "== test CA (HTTPS webhook receivers; generated once into .lattice/test-ca)"
+NODE_EXTRA_CA_CERTS=$(bash scripts/ensure-test-ca.sh)
+LATTICE_TEST_CA_DIR=$(dirname "$NODE_EXTRA_CA_CERTS")
+export NODE_EXTRA_CA_CERTS LATTICE_TEST_CA_DIR
 echo "== tests (mocha: unit + integration)"
 mocha --config .mocharc.json \
   'shared/*/src/**/*.test.ts' 'services/*/src/**/*.test.ts' 'infra/src/**/*.test.ts' 'test/integration/**/*.test.ts' "$@"

@@ -53,9 +53,9 @@ describe('mail webhooks: the 10-second limit and slow endpoints', function () {
     expect(Date.now() - t0, 'the fast deliveries happened while the slow ones waited').to.be.below(9_000);
     expect(Math.max(...lags)).to.be.below(2_000);
 
-    const [okDelivery] = await p.waitForDeliveries(nine.id, (d) => d.at(-1)?.status === 'succeeded', 20_000).then((d) => [
-      d.at(-1),
-    ]);
+    const [okDelivery] = await p
+      .waitForDeliveries(nine.id, (d) => d.at(-1)?.status === 'succeeded', 20_000)
+      .then((d) => [d.at(-1)]);
     expect(okDelivery).to.include({ attempts: 1, response_status: 200, last_error: null });
     const lateLog = await p.waitForDeliveries(late.id, (d) => d.at(-1)?.attempts === 1, 20_000);
     expect(lateLog.at(-1)).to.include({ status: 'pending', response_status: null });

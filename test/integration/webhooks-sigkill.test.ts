@@ -23,7 +23,11 @@ describe('mail webhooks: an actors host SIGKILLed while deliveries are retried',
   const hosts: ChildProcess[] = [];
 
   before(async () => {
-    p = await startWebhookPlatform({ label: 'webhook-kill', actors: false, config: { kafkaPartitions: PARTITIONS } });
+    p = await startWebhookPlatform({
+      label: 'webhook-kill',
+      actors: false,
+      config: { kafkaPartitions: PARTITIONS },
+    });
     const seen = new Set<string>();
     // First attempt of each delivery: 503 (retried after 100 ms); later ones: 204 after 5 ms.
     r = await startHttpsReceiver({
@@ -85,7 +89,8 @@ describe('mail webhooks: an actors host SIGKILLed while deliveries are retried',
       async () =>
         Number(
           (
-            (await p.db('mail_webhook_deliveries')
+            (await p
+              .db('mail_webhook_deliveries')
               .where({ product_id: p.product.productId, status: 'succeeded' })
               .count({ n: '*' })) as Array<{ n: string }>
           )[0]!.n,
@@ -139,7 +144,11 @@ function successes(r: HttpsReceiver): number {
   return n;
 }
 
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

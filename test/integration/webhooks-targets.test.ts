@@ -48,12 +48,9 @@ describe('mail webhooks: targets', function () {
 
     for (const url of [...PRIVATE, ...ALWAYS_REFUSED]) {
       it(`refuses ${url} at create`, async () => {
-        const made = await p.call<{ error: { code: string; fields: Array<{ path: string; message: string }> } }>(
-          'POST',
-          '/mail/webhooks',
-          p.product.ownerToken,
-          { url, events: ['email.delivered'] },
-        );
+        const made = await p.call<{
+          error: { code: string; fields: Array<{ path: string; message: string }> };
+        }>('POST', '/mail/webhooks', p.product.ownerToken, { url, events: ['email.delivered'] });
         expect(made.status, made.text).to.equal(400);
         expect(made.json.error.code).to.equal('validation_error');
         expect(made.json.error.fields.map((f) => f.path)).to.deep.equal(['body.url']);
@@ -93,7 +90,9 @@ describe('mail webhooks: targets', function () {
       await p.publish('delivered');
       const [d] = await p.waitForDeliveries(id, (x) => x[0]?.attempts === 1);
       expect(d).to.include({ status: 'pending', response_status: null });
-      expect(d!.last_error).to.match(/127\.0\.0\.1|::1/).and.match(/private|loopback/);
+      expect(d!.last_error)
+        .to.match(/127\.0\.0\.1|::1/)
+        .and.match(/private|loopback/);
       expect(r.requests).to.deep.equal([]);
     });
   });
@@ -101,19 +100,28 @@ describe('mail webhooks: targets', function () {
   describe('WEBHOOK_ALLOW_PRIVATE_TARGETS=true', () => {
     let p: WebhookPlatform;
     before(async () => {
-      p = await startWebhookPlatform({ label: 'webhook-ssrf-allow', webhooks: { allowPrivateTargets: true } });
+      p = await startWebhookPlatform({
+        label: 'webhook-ssrf-allow',
+        webhooks: { allowPrivateTargets: true },
+      });
     });
     after(() => p?.close());
 
     for (const url of PRIVATE) {
       it(`accepts ${url}`, async () => {
-        const made = await p.call('POST', '/mail/webhooks', p.product.ownerToken, { url, events: ['email.delivered'] });
+        const made = await p.call('POST', '/mail/webhooks', p.product.ownerToken, {
+          url,
+          events: ['email.delivered'],
+        });
         expect(made.status, made.text).to.equal(201);
       });
     }
     for (const url of ALWAYS_REFUSED) {
       it(`still refuses ${url}`, async () => {
-        const made = await p.call('POST', '/mail/webhooks', p.product.ownerToken, { url, events: ['email.delivered'] });
+        const made = await p.call('POST', '/mail/webhooks', p.product.ownerToken, {
+          url,
+          events: ['email.delivered'],
+        });
         expect(made.status, made.text).to.equal(400);
       });
     }

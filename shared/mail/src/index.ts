@@ -157,6 +157,16 @@ export type { WebhookFanoutDeps } from './webhooks/fanout-actor.ts';
 export { WEBHOOK_FANOUT_KIND, webhookFanoutActorKind } from './webhooks/fanout-actor.ts';
 export { createPostgresFanoutStore } from './webhooks/fanout-store.postgres.ts';
 export type { FanoutEvent, FanoutStore } from './webhooks/fanout-store.ts';
+export type { TargetAddressClass, TargetAddressVerdict } from './webhooks/target-address.ts';
+export { classifyTargetAddress, targetAddressVerdict } from './webhooks/target-address.ts';
+export type {
+  HostLookup,
+  ResolvedAddress,
+  TargetGuard,
+  TargetGuardOptions,
+  UrlCheck,
+} from './webhooks/target-guard.ts';
+export { createTargetGuard, TargetRefusedError } from './webhooks/target-guard.ts';
 export type { WebhookEventName } from './webhooks/webhook-events.ts';
 export {
   isWebhookEventName,
@@ -164,6 +174,8 @@ export {
   webhookEventName,
   webhookPayload,
 } from './webhooks/webhook-events.ts';
+export type { AttemptResult, WebhookRequester, WebhookRequesterOptions } from './webhooks/webhook-request.ts';
+export { createWebhookRequester } from './webhooks/webhook-request.ts';
 export type { WebhookSignatureHeaders } from './webhooks/webhook-signature.ts';
 export {
   mintWebhookSecret,

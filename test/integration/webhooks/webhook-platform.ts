@@ -37,7 +37,11 @@ export interface DeliveryAnswer {
 
 export interface WebhookPlatform extends MailPlatform {
   /** Creates an endpoint (201 expected) and returns it with its secret. */
-  endpoint(url: string, events?: string[], extra?: Record<string, unknown>): Promise<Required<WebhookEndpointAnswer>>;
+  endpoint(
+    url: string,
+    events?: string[],
+    extra?: Record<string, unknown>,
+  ): Promise<Required<WebhookEndpointAnswer>>;
   /** Publishes a mail event of the product (durably in Kafka when it resolves). */
   publish(type: MailEventType, over?: Partial<MailEventRecord>): Promise<MailEventRecord>;
   /** The endpoint's delivery log, newest first (every page). */
@@ -77,12 +81,15 @@ export async function startWebhookPlatform(opts: WebhookPlatformOptions): Promis
     const all: DeliveryAnswer[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; text: string; json: { data: DeliveryAnswer[]; next_cursor: string | null } } =
-        await p.call(
-          'GET',
-          `/mail/webhooks/${endpointId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-          p.product.ownerToken,
-        );
+      const page: {
+        status: number;
+        text: string;
+        json: { data: DeliveryAnswer[]; next_cursor: string | null };
+      } = await p.call(
+        'GET',
+        `/mail/webhooks/${endpointId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        p.product.ownerToken,
+      );
       if (page.status !== 200) throw new Error(`deliveries: ${page.status} ${page.text}`);
       all.push(...page.json.data);
       cursor = page.json.next_cursor;
@@ -92,11 +99,16 @@ export async function startWebhookPlatform(opts: WebhookPlatformOptions): Promis
 
   return Object.assign(p, {
     async endpoint(url: string, events = ['email.delivered'], extra: Record<string, unknown> = {}) {
-      const made = await p.call<Required<WebhookEndpointAnswer>>('POST', '/mail/webhooks', p.product.ownerToken, {
-        url,
-        events,
-        ...extra,
-      });
+      const made = await p.call<Required<WebhookEndpointAnswer>>(
+        'POST',
+        '/mail/webhooks',
+        p.product.ownerToken,
+        {
+          url,
+          events,
+          ...extra,
+        },
+      );
       if (made.status !== 201) throw new Error(`endpoint: ${made.status} ${made.text}`);
       return made.json;
     },
