@@ -6,6 +6,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Agent, type AgentOptions, type RequestOptions, request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { getCACertificates } from 'node:tls';
 import { type Scheduler, systemScheduler } from '@lattice/core';
 import { attemptErrorText } from './attempt-error.ts';
 import { retryAfterMsOf } from './retry-after.ts';
@@ -67,6 +68,17 @@ class PinnedAgent extends Agent {
   }
 }
 
+/**
+ * decisions.md: receivers' certificates are checked against the system's CAs plus
+ * NODE_EXTRA_CA_CERTS (Node alone would use its bundled list instead of the system's). A system
+ * without a CA store falls back to Node's default (bundled plus extra).
+ */
+function receiverCaCertificates(): string[] {
+  const system = getCACertificates('system');
+  if (system.length === 0) return getCACertificates('default');
+  return [...new Set([...system, ...getCACertificates('extra')])];
+}
+
 /** A lookup that answers the checked address, whichever form Node asks in (`all` when it races families). */
 function pinnedLookup(target: ResolvedAddress): LookupFunction {
   return (_hostname, options, callback) => {
@@ -85,6 +97,7 @@ export function createWebhookRequester(opts: WebhookRequesterOptions): WebhookRe
     maxSockets: opts.maxSocketsPerTarget ?? DEFAULT_MAX_SOCKETS_PER_TARGET,
     timeout: opts.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
     scheduling: 'lifo',
+    ca: receiverCaCertificates(),
   };
   const agent = new PinnedAgent(agentOptions);
   let closed = false;
