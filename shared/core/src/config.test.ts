@@ -90,6 +90,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, { snapshotRefreshMs: 500, snapshotMaxAgeMs: 999 })).to.throw(ConfigError);
   });
 
+  it('reads the webhook schedule as exactly four delays, the attempt limit and the private-target switch', () => {
+    expect(loadConfig({}).webhooks).to.deep.equal({
+      retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000],
+      timeoutMs: 10_000,
+      allowPrivateTargets: null,
+    });
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS_MS: '1,2,3,4' }).webhooks.retryDelaysMs).to.deep.equal([
+      1, 2, 3, 4,
+    ]);
+    for (const three of ['1,2,3', '1,2,3,4,5']) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS_MS: three })).to.throw(ConfigError, /exactly four/);
+    }
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks.allowPrivateTargets).to.equal(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }).webhooks.allowPrivateTargets).to.equal(
+      false,
+    );
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).to.throw(ConfigError, /true or false/);
+    expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '1' }).webhooks.timeoutMs).to.equal(1);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '0' })).to.throw(ConfigError);
+  });
+
   it('reads ports from origins', () => {
     expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
     expect(portOf('https://edge.example.com')).to.equal(443);
