@@ -132,3 +132,42 @@ export {
   TRACKING_TOKEN_PURPOSE,
   verifyTrackingToken,
 } from './tracking/tracking-token.ts';
+export { createPostgresWebhookEndpointStore } from './webhooks/endpoint-store.postgres.ts';
+export type {
+  RecoverOutcome,
+  RetryDeliveryOutcome,
+  TestDeliveryOutcome,
+  WebhookActionRefusal,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus,
+  WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookEndpointChanges,
+  WebhookEndpointInput,
+  WebhookEndpointPage,
+  WebhookEndpointStore,
+} from './webhooks/endpoint-store.ts';
+export { WEBHOOK_DELIVERY_STATUSES } from './webhooks/endpoint-store.ts';
+export type { WebhookEventName } from './webhooks/webhook-events.ts';
+export {
+  isWebhookEventName,
+  WEBHOOK_EVENT_NAMES,
+  webhookEventName,
+  webhookPayload,
+} from './webhooks/webhook-events.ts';
+export type { WebhookSignatureHeaders } from './webhooks/webhook-signature.ts';
+export {
+  mintWebhookSecret,
+  signWebhook,
+  WEBHOOK_SECRET_PURPOSE,
+  webhookSecretKey,
+} from './webhooks/webhook-signature.ts';
+export {
+  TEST_EVENT_LINK,
+  TEST_EVENT_REASON,
+  TEST_EVENT_RECIPIENT,
+  testWebhookEvent,
+} from './webhooks/webhook-test-event.ts';
+export type { WebhookDeliveryRecord, WebhookWakePublisher } from './webhooks/webhook-wake.ts';
+export { createWebhookWakePublisher, webhookDeliveryCodec } from './webhooks/webhook-wake.ts';
