@@ -21,6 +21,7 @@ import {
   createNodeDnsLookup,
   createPostgresDomainStore,
   createPostgresSuppressionStore,
+  createPostgresWebhookEndpointStore,
   type MailHttp,
 } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
@@ -39,6 +40,7 @@ import { createMemberTokenResolver } from './auth/member-token-resolver.ts';
 import { httpMetricsMiddleware } from './metrics.ts';
 import type { KeyChangeNotifier } from './notify/key-change-notifier.ts';
 import { MANAGEMENT_API_INFO, managementCatalog, managementRoutes } from './route-table.ts';
+import type { WebhookTargetCheck } from './routes/mail-webhook-routes.ts';
 
 export interface ManagementDeps {
   db: Db;
@@ -54,17 +56,32 @@ export interface ManagementDeps {
   validateResponses?: boolean;
   /** The realtime area's services (startRealtimeHttpRuntime(...).http, which the caller closes). */
   realtime: RealtimeHttp;
-  /** The platform's keyring (LATTICE_SECRET_KEYS): seals the mail domains' DKIM keys. */
+  /** The platform's keyring (LATTICE_SECRET_KEYS): seals DKIM keys and webhook signing secrets. */
   secretKeys: SecretKeyring;
   /** The mail area's domain settings: DNS resolvers for verification, the records' targets. */
   mail: MailDomainSettings;
   /** The mail area's sending and reading services (startMailHttpRuntime(...).http, the caller's). */
   mailHttp: MailHttp;
+  /** Checks webhook URLs at create and update; default: the scheme only (schemeOnlyWebhookTargets). */
+  webhookTargets?: WebhookTargetCheck;
 }
 
 export type MailDomainSettings = Pick<MailConfig, 'dnsServers' | 'returnPathMx' | 'spfInclude'> & {
   /** Per DNS try during verification; default dns-lookup.node.ts's. */
   dnsTimeoutMs?: number;
+};
+
+/**
+ * Stands in for the address checks of decisions.md ("Webhook delivery defaults") until they are
+ * wired: it only insists on https, which the request schema does already.
+ */
+// replaced by createTargetGuard on merge
+export const schemeOnlyWebhookTargets: WebhookTargetCheck = {
+  async checkUrl(url) {
+    return URL.parse(url)?.protocol === 'https:'
+      ? { ok: true }
+      : { ok: false, reason: 'must be an https:// URL; plain http is refused' };
+  },
 };
 
 export interface ManagementApp {
@@ -103,6 +120,9 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     ),
     domainRecords: { returnPathMx: deps.mail.returnPathMx, spfInclude: deps.mail.spfInclude },
     mail: deps.mailHttp,
+    webhooks: createPostgresWebhookEndpointStore(deps.db, { keyring: deps.secretKeys }),
+    webhookTargets: deps.webhookTargets ?? schemeOnlyWebhookTargets,
+    logger,
   });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;

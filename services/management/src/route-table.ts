@@ -1,8 +1,9 @@
 // The management API's catalog: every product operation, by area. Operational routes are added
 // by the app. This list is what /openapi.json and the agent tools are generated from.
+import type { Logger } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
-import type { MailHttp, SuppressionStore } from '@lattice/mail';
+import type { MailHttp, SuppressionStore, WebhookEndpointStore } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
@@ -10,6 +11,7 @@ import { type MailDomainRouteDeps, mailDomainRoutes } from './routes/mail-domain
 import { mailEmailRoutes } from './routes/mail-email-routes.ts';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
 import { mailSuppressionRoutes } from './routes/mail-suppression-routes.ts';
+import { mailWebhookRoutes, type WebhookTargetCheck } from './routes/mail-webhook-routes.ts';
 import { organizationRoutes } from './routes/organization-routes.ts';
 import { type PublicKeyRouteDeps, publicKeyRoutes } from './routes/public-key-routes.ts';
 import { realtimeChannelRoutes } from './routes/realtime-channel-routes.ts';
@@ -25,8 +27,13 @@ export interface CatalogDeps extends PublicKeyRouteDeps, MailDomainRouteDeps {
   suppressions: SuppressionStore;
   /** Namespaces, tokens, publishing and reads of the realtime area. */
   realtime: RealtimeHttp;
-  /** Sending and reading emails. */
+  /** Sending and reading emails; the wakes of webhook endpoint actors. */
   mail: MailHttp;
+  /** The mail area's webhook endpoints and their deliveries. */
+  webhooks: WebhookEndpointStore;
+  /** Refuses webhook URLs the platform must not call. */
+  webhookTargets: WebhookTargetCheck;
+  logger: Logger;
 }
 
 export function managementCatalog(deps: CatalogDeps): RouteDef[] {
@@ -37,6 +44,12 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
     ...mailDomainRoutes(deps),
     ...mailEmailRoutes(deps),
     ...mailSuppressionRoutes(deps),
+    ...mailWebhookRoutes({
+      webhooks: deps.webhooks,
+      targets: deps.webhookTargets,
+      wakes: deps.mail.webhookWakes,
+      logger: deps.logger,
+    }),
     ...realtimeKeyRoutes(deps),
     ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
     ...realtimeChannelRoutes(deps),

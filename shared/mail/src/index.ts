@@ -151,6 +151,23 @@ export { deliveryMetrics } from './webhooks/delivery-metrics.ts';
 export { createPostgresDeliveryStore } from './webhooks/delivery-store.postgres.ts';
 export type { DeliveryHead, DeliveryStore, RecordedAttempt } from './webhooks/delivery-store.ts';
 export { WEBHOOK_ENDPOINT_KIND, webhookEndpointActorKind } from './webhooks/endpoint-actor.ts';
+export { createPostgresWebhookEndpointStore } from './webhooks/endpoint-store.postgres.ts';
+export type {
+  RecoverOutcome,
+  RetryDeliveryOutcome,
+  TestDeliveryOutcome,
+  WebhookActionRefusal,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus,
+  WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookEndpointChanges,
+  WebhookEndpointInput,
+  WebhookEndpointPage,
+  WebhookEndpointStore,
+} from './webhooks/endpoint-store.ts';
+export { WEBHOOK_DELIVERY_STATUSES } from './webhooks/endpoint-store.ts';
 export type { EndpointWorkers, EndpointWorkersDeps, WebhookPoster } from './webhooks/endpoint-workers.ts';
 export { createEndpointWorkers } from './webhooks/endpoint-workers.ts';
 export type { WebhookFanoutDeps } from './webhooks/fanout-actor.ts';
@@ -183,5 +200,11 @@ export {
   WEBHOOK_SECRET_PURPOSE,
   webhookSecretKey,
 } from './webhooks/webhook-signature.ts';
+export {
+  TEST_EVENT_LINK,
+  TEST_EVENT_REASON,
+  TEST_EVENT_RECIPIENT,
+  testWebhookEvent,
+} from './webhooks/webhook-test-event.ts';
 export type { WebhookDeliveryRecord, WebhookWakePublisher } from './webhooks/webhook-wake.ts';
 export { createWebhookWakePublisher, webhookDeliveryCodec } from './webhooks/webhook-wake.ts';

@@ -13,6 +13,7 @@ export const MAIL_STEP = {
   domains: 'domains',
   suppressions: 'suppressions',
   tracking: 'tracking',
+  webhooks: 'webhooks',
 } as const;
 
 export const MAIL_ERRORS = {
@@ -86,5 +87,25 @@ export const MAIL_ERRORS = {
       MAIL_STEP.tracking,
       'The unsubscribe could not be recorded right now; retry shortly',
       { headers: { 'Retry-After': '5' } },
+    ),
+  webhookNotFound: () =>
+    new ApiError(404, 'not_found', MAIL_STEP.webhooks, 'No webhook endpoint with this id'),
+  webhookDeliveryNotFound: () =>
+    new ApiError(404, 'not_found', MAIL_STEP.webhooks, 'No delivery with this id for this webhook endpoint'),
+  /** Only a delivery that failed for good goes back to pending; the others are still in hand or done. */
+  webhookDeliveryNotFailed: (status: string) =>
+    new ApiError(
+      409,
+      'webhook_delivery_not_failed',
+      MAIL_STEP.webhooks,
+      `Only a failed delivery can be retried; this one is ${status}`,
+    ),
+  /** A disabled endpoint receives nothing (spec), so nothing is queued for it either. */
+  webhookEndpointDisabled: () =>
+    new ApiError(
+      409,
+      'webhook_endpoint_disabled',
+      MAIL_STEP.webhooks,
+      'The webhook endpoint is disabled; enable it with mail_webhook_update first',
     ),
 };

@@ -29,6 +29,7 @@ import { createPostgresSuppressionStore } from '../suppression/suppression-store
 import type { SuppressionStore } from '../suppression/suppression-store.ts';
 import { createTrackingHandlers } from '../tracking/tracking-handlers.ts';
 import { trackingMetrics } from '../tracking/tracking-metrics.ts';
+import { createWebhookWakePublisher, type WebhookWakePublisher } from '../webhooks/webhook-wake.ts';
 import type { MailHttp } from './mail-http.ts';
 import { mailHttpMetrics } from './mail-http-metrics.ts';
 
@@ -43,6 +44,8 @@ export interface MailHttpSettings {
   queueTimeoutMs: number;
   /** An open or click event not acknowledged within this is counted lost; the answer goes out. */
   trackingEventTimeoutMs: number;
+  /** A webhook wake not acknowledged within this is logged; the operator's answer goes out. */
+  webhookWakeTimeoutMs: number;
 }
 
 export function mailHttpSettingsOf(config: LatticeConfig): MailHttpSettings {
@@ -53,6 +56,7 @@ export function mailHttpSettingsOf(config: LatticeConfig): MailHttpSettings {
     rateLimitRedisTimeoutMs: config.rateLimitRedisTimeoutMs,
     queueTimeoutMs: 10_000,
     trackingEventTimeoutMs: 1_000,
+    webhookWakeTimeoutMs: 2_000,
   };
 }
 
@@ -74,6 +78,8 @@ export interface MailHttpRuntime {
   suppressions: SuppressionStore;
   /** Events the HTTP side records (suppressed at accept, opens, clicks). */
   events: MailEventPublisher;
+  /** Wakes of endpoint actors after management's webhook operator actions. */
+  webhookWakes: WebhookWakePublisher;
   /** Flushes and disconnects the producers; the Redis connection stays its owner's. */
   close(): Promise<void>;
 }
@@ -126,6 +132,14 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     logger,
     timeoutMs: settings.trackingEventTimeoutMs,
   });
+  // The delivery row is the truth and the actors' wake sweep finds it without a wake, so an
+  // operator's answer waits for Kafka only briefly.
+  const webhookWakes = createWebhookWakePublisher({
+    producer,
+    topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.webhookDeliveries.name),
+    logger,
+    timeoutMs: settings.webhookWakeTimeoutMs,
+  });
   const trackingHandlers = createTrackingHandlers({
     keyring: deps.keyring,
     events: trackingEvents,
@@ -147,14 +161,16 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
       },
     },
     trackingHandlers,
+    webhookWakes,
   };
   return {
     http,
     emails,
     suppressions,
     events,
+    webhookWakes,
     async close() {
-      await Promise.all([outbound.close(), events.close(), trackingEvents.close()]);
+      await Promise.all([outbound.close(), events.close(), trackingEvents.close(), webhookWakes.close()]);
     },
   };
 }

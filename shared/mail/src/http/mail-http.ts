@@ -3,6 +3,7 @@
 import type { PublicHandlers } from '@lattice/http';
 import type { SendAnswer, SendInput } from '../emails/email-acceptor.ts';
 import type { EmailView } from '../emails/email-reader.ts';
+import type { WebhookWakePublisher } from '../webhooks/webhook-wake.ts';
 
 export interface MailHttp {
   emails: {
@@ -12,4 +13,9 @@ export interface MailHttp {
   };
   /** The keyless public routes: open pixel, click redirect, unsubscribe page and one-click POST. */
   trackingHandlers: PublicHandlers;
+  /**
+   * Wakes the endpoint actors after the management API recorded a delivery or put one back to
+   * pending (`mail.webhook-deliveries`); a lost wake only delays until the actors' wake sweep.
+   */
+  webhookWakes: WebhookWakePublisher;
 }
