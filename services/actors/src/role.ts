@@ -125,6 +125,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
         guard: createTargetGuard({ allowPrivateTargets: settings.webhooks.allowPrivateTargets }),
         timeoutMs: settings.webhooks.timeoutMs,
       }),
+      ...productScope,
     });
     const hosts = await startActorsRole({
       settings,

@@ -54,6 +54,8 @@ export interface WebhookDeliveryDeps {
   poster: WebhookPoster;
   /** The loops' due times and retry waits. Default systemScheduler. */
   scheduler?: Scheduler;
+  /** Limit the wake sweep to these products (tests sharing a database); default every product. */
+  productIds?: readonly string[];
 }
 
 export interface WebhookDelivery {
@@ -111,7 +113,7 @@ export function webhookDelivery(
       try {
         const count = partitionCount ?? (await readPartitionCount());
         if (count === 0) return;
-        const due = await store.endpointsDue(scheduler.nowMs(), 10_000);
+        const due = await store.endpointsDue(scheduler.nowMs(), 10_000, deps.productIds);
         for (const endpointId of due) {
           const partition = partitionOfKey(deliveriesTopic, endpointId, count);
           if (workers.owns(partition)) workers.wake(endpointId, partition);

@@ -2,6 +2,7 @@ import { createLogger, generateSecretKeyEntry, type Logger, parseSecretKeys, sha
 import { testConfig } from '@lattice/core/testing';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
+import { createTargetGuard } from '@lattice/mail';
 import { createMailHttpWithoutSending } from '@lattice/mail/testing';
 import { createRealtimeHttpWithoutPublishing } from '@lattice/realtime/testing';
 import { createDb, createPostgresMemberTokenRepository, type Db } from '@lattice/store';
@@ -23,6 +24,7 @@ function appDeps(db: Db, logger: Logger): ManagementDeps {
     secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
     mail: testConfig().mail,
     mailHttp: createMailHttpWithoutSending({ db }),
+    webhookTargets: createTargetGuard({ allowPrivateTargets: false }),
   };
 }
 

@@ -62,26 +62,13 @@ export interface ManagementDeps {
   mail: MailDomainSettings;
   /** The mail area's sending and reading services (startMailHttpRuntime(...).http, the caller's). */
   mailHttp: MailHttp;
-  /** Checks webhook URLs at create and update; default: the scheme only (schemeOnlyWebhookTargets). */
-  webhookTargets?: WebhookTargetCheck;
+  /** Checks webhook URLs at create and update (createTargetGuard, decisions.md's address rules). */
+  webhookTargets: WebhookTargetCheck;
 }
 
 export type MailDomainSettings = Pick<MailConfig, 'dnsServers' | 'returnPathMx' | 'spfInclude'> & {
   /** Per DNS try during verification; default dns-lookup.node.ts's. */
   dnsTimeoutMs?: number;
-};
-
-/**
- * Stands in for the address checks of decisions.md ("Webhook delivery defaults") until they are
- * wired: it only insists on https, which the request schema does already.
- */
-// replaced by createTargetGuard on merge
-export const schemeOnlyWebhookTargets: WebhookTargetCheck = {
-  async checkUrl(url) {
-    return URL.parse(url)?.protocol === 'https:'
-      ? { ok: true }
-      : { ok: false, reason: 'must be an https:// URL; plain http is refused' };
-  },
 };
 
 export interface ManagementApp {
@@ -121,7 +108,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     domainRecords: { returnPathMx: deps.mail.returnPathMx, spfInclude: deps.mail.spfInclude },
     mail: deps.mailHttp,
     webhooks: createPostgresWebhookEndpointStore(deps.db, { keyring: deps.secretKeys }),
-    webhookTargets: deps.webhookTargets ?? schemeOnlyWebhookTargets,
+    webhookTargets: deps.webhookTargets,
     logger,
   });
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);

@@ -1,7 +1,7 @@
 // The `management` role: the management API, /openapi.json, and `/metrics` and `/healthz` for
 // the process (every role's metrics when all run together).
 import type { LatticeConfig, Logger, Role, RunningRole, SecretKeyring } from '@lattice/core';
-import type { MailHttp } from '@lattice/mail';
+import { createTargetGuard, type MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
@@ -21,6 +21,8 @@ export interface ManagementSettings {
   validateResponses: boolean;
   /** DNS_SERVERS, MAIL_RETURN_PATH_MX, MAIL_SPF_INCLUDE. */
   mail: MailDomainSettings;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS, as the actors role reads it: the same targets pass both checks. */
+  allowPrivateWebhookTargets: boolean;
 }
 
 export function managementSettingsOf(config: LatticeConfig): ManagementSettings {
@@ -34,6 +36,7 @@ export function managementSettingsOf(config: LatticeConfig): ManagementSettings 
       returnPathMx: config.mail.returnPathMx,
       spfInclude: config.mail.spfInclude,
     },
+    allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets ?? false,
   };
 }
 
@@ -75,6 +78,7 @@ export const managementRole: Role<ManagementSettings, ManagementShared, RunningM
         secretKeys: shared.secretKeys,
         mail: settings.mail,
         mailHttp: shared.mail(),
+        webhookTargets: createTargetGuard({ allowPrivateTargets: settings.allowPrivateWebhookTargets }),
       },
     );
     // Its `/healthz` checks the database per request; the process itself is healthy once listening.

@@ -118,6 +118,11 @@ export interface MailPlatformOptions {
   retryDelaysMs?: number[];
   /** Default the product default (10). */
   sendRatePerSecond?: number;
+  /**
+   * The actors' sweeps look at the platform's first product only, not at every product of the
+   * shared test database (default: every product).
+   */
+  ownProductOnly?: boolean;
 }
 
 async function answerOf<T>(res: Response): Promise<Answer<T>> {
@@ -200,7 +205,7 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
         ...actorsRole.configOf(config),
         publicUrls: { production: edge.url, development: edge.url },
         inbound: { host: '127.0.0.1', port: inboundPort, maxBytes: config.mail.inboundMaxBytes },
-        maintenanceProductIds: null,
+        maintenanceProductIds: opts.ownProductOnly ? [product.productId] : null,
         mail: {
           ...actorsRole.configOf(config).mail,
           retrySweepIntervalMs: 50,

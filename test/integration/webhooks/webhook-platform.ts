@@ -60,6 +60,8 @@ export interface WebhookPlatformOptions extends MailPlatformOptions {
 
 export async function startWebhookPlatform(opts: WebhookPlatformOptions): Promise<WebhookPlatform> {
   const p = await startMailPlatform({
+    // Other runs' deliveries in the shared database are not this platform's to wake.
+    ownProductOnly: true,
     ...opts,
     config: {
       ...opts.config,
@@ -97,6 +99,7 @@ export async function startWebhookPlatform(opts: WebhookPlatformOptions): Promis
     return all;
   }
 
+  const closePlatform = p.close;
   return Object.assign(p, {
     async endpoint(url: string, events = ['email.delivered'], extra: Record<string, unknown> = {}) {
       const made = await p.call<Required<WebhookEndpointAnswer>>(
@@ -141,7 +144,7 @@ export async function startWebhookPlatform(opts: WebhookPlatformOptions): Promis
     },
     close: async () => {
       await events.close();
-      await p.close();
+      await closePlatform();
     },
   });
 }

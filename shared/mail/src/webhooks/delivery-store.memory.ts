@@ -114,8 +114,9 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
       }
       return { recorded: true, disabledEndpoint };
     },
-    async endpointsDue(nowMs, limit) {
+    async endpointsDue(nowMs, limit, productIds) {
       maybeFail();
+      if (productIds) throw new Error('the memory store keeps no products');
       const due = deliveries.filter((d) => d.status === 'pending' && (d.nextAttemptAtMs ?? 0) <= nowMs);
       return [...new Set(due.map((d) => d.endpointId))].slice(0, limit);
     },

@@ -121,12 +121,13 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
       };
     },
 
-    async endpointsDue(nowMs, limit) {
+    async endpointsDue(nowMs, limit, productIds) {
       const { rows } = await db.raw<{ rows: Array<{ endpoint_id: string }> }>(
         `select distinct endpoint_id from mail_webhook_deliveries
           where status = 'pending' and next_attempt_at <= ?
+            ${productIds ? 'and product_id = any(?)' : ''}
           limit ?`,
-        [new Date(nowMs), limit],
+        productIds ? [new Date(nowMs), [...productIds], limit] : [new Date(nowMs), limit],
       );
       return rows.map((r) => r.endpoint_id);
     },

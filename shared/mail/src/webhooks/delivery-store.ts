@@ -49,6 +49,9 @@ export interface DeliveryStore {
     attemptedAtMs: number;
     decision: AttemptDecision;
   }): Promise<RecordedAttempt>;
-  /** Endpoints with a pending delivery due at `nowMs` (the wake sweep's scan). */
-  endpointsDue(nowMs: number, limit: number): Promise<string[]>;
+  /**
+   * Endpoints with a pending delivery due at `nowMs` (the wake sweep's scan), of these products
+   * only when given (tests sharing a database).
+   */
+  endpointsDue(nowMs: number, limit: number, productIds?: readonly string[]): Promise<string[]>;
 }
