@@ -3,7 +3,7 @@
 // update (400 naming `url`) unless the deployment allows private targets, which never opens the
 // always-refused ones; and an attempt re-checks the address it connects to, so a target that
 // turns private after its check (DNS rebinding) gets no request.
-import { sealSecret } from '@lattice/core';
+import { newId, sealSecret } from '@lattice/core';
 import { mintWebhookSecret, WEBHOOK_SECRET_PURPOSE } from '@lattice/mail';
 import { expect } from 'chai';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
@@ -79,7 +79,7 @@ describe('mail webhooks: targets', function () {
 
     it('an attempt to a target that resolves to a private address sends nothing (DNS rebinding)', async () => {
       // As if `localhost` had resolved to a public address when the endpoint was made.
-      const id = '0b7f5a52-3f55-4d0f-9c55-8d1a4e3f9a01';
+      const id = newId();
       await p.db('mail_webhook_endpoints').insert({
         id,
         product_id: p.product.productId,
