@@ -233,9 +233,7 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
       await fetch(clickUrl!.replaceAll('&amp;', '&'), { redirect: 'manual' });
       for (let i = 0; i < 2; i++)
         expect((await fetch(pixelUrl!.replaceAll('&amp;', '&'))).status).to.equal(200);
-      await waitUntil(
-        async () => (await dropped('duplicate_event')) === repeatsBefore + 2,
-      );
+      await waitUntil(async () => (await dropped('duplicate_event')) === repeatsBefore + 2);
       const recorded = (await p
         .db('mail_email_events')
         .where({ email_id: id })

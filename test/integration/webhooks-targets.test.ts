@@ -90,9 +90,7 @@ describe('mail webhooks: targets', function () {
       await p.publish('delivered');
       const [d] = await p.waitForDeliveries(id, (x) => x[0]?.attempts === 1);
       expect(d).to.include({ status: 'pending', response_status: null });
-      expect(d!.last_error)
-        .to.match(/127\.0\.0\.1|::1/)
-        .and.match(/private|loopback/);
+      expect(d!.last_error).to.match(/^localhost resolves to a private address \(loopback/);
       expect(r.requests).to.deep.equal([]);
     });
   });

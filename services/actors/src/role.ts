@@ -29,6 +29,9 @@ import { emailStateRegistration } from './email-state-actors.ts';
 import { type MailSenderSettings, mailSender } from './mail-sender-actors.ts';
 import { type WebhookDeliverySettings, webhookDelivery } from './webhook-actors.ts';
 
+/** How often each actors host looks for due webhook deliveries no wake record reached. */
+const WEBHOOK_WAKE_SWEEP_INTERVAL_MS = 5_000;
+
 /** The configuration the role reads; tests change fields of it. */
 export interface ActorsSettings extends ActorHostSettings {
   /** Fan-out channels are `<prefix>rt:<product>:<env>:<channel>`. */
@@ -75,7 +78,7 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
       retryDelaysMs: config.webhooks.retryDelaysMs,
       timeoutMs: config.webhooks.timeoutMs,
       allowPrivateTargets: config.webhooks.allowPrivateTargets ?? false,
-      wakeSweepIntervalMs: 5_000,
+      wakeSweepIntervalMs: WEBHOOK_WAKE_SWEEP_INTERVAL_MS,
     },
   };
 }

@@ -50,8 +50,8 @@ export interface WebhookDeliveryDeps {
   registry: Registry;
   /** Opens the endpoints' sealed secrets. */
   keyring: SecretKeyring;
-  /** Makes the attempts (createWebhookRequester: SSRF guard, timeout, TLS). */
-  poster: WebhookPoster;
+  /** Makes the attempts (createWebhookRequester: SSRF guard, timeout, TLS); closed with the rest. */
+  poster: WebhookPoster & { close(): void };
   /** The loops' due times and retry waits. Default systemScheduler. */
   scheduler?: Scheduler;
   /** Limit the wake sweep to these products (tests sharing a database); default every product. */
@@ -145,6 +145,7 @@ export function webhookDelivery(
     workers,
     async close() {
       await workers.close();
+      deps.poster.close();
       await wake.close();
       await (admin as Admin | null)?.disconnect();
     },

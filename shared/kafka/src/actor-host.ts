@@ -53,7 +53,7 @@ export interface ActorHostOptions<C> {
   retry?: BackoffOptions;
   /** Retry waits, the heartbeat pump and dead letters' failed_at_ms. Default systemScheduler. */
   scheduler?: Scheduler;
-  /** Called with this member's partitions after every group join. */
+  /** Called with this member's partitions after every group join, and with none if it crashes for good. */
   onAssignment?: (partitions: number[]) => void;
 }
 
@@ -104,6 +104,12 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       healthy = false;
       assigned = [];
       metrics.hostUp.set({ topic: opts.topic }, 0);
+      // It owns nothing any more: work that outlives records (webhook loops) must stop too.
+      try {
+        opts.onAssignment?.([]);
+      } catch (err) {
+        log.error({ err }, 'onAssignment callback failed');
+      }
     }
   });
 

@@ -211,6 +211,7 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
           retrySweepIntervalMs: 50,
           orphanSweepIntervalMs: 60_000,
         },
+        webhooks: { ...actorsRole.configOf(config).webhooks, wakeSweepIntervalMs: 200 },
       },
       actorShared,
     );

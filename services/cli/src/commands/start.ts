@@ -163,7 +163,7 @@ export async function runStart(
   }
 
   if (demoProduct) {
-    printBanner(ctx, running, demoProduct.demo, demoProduct.created);
+    printBanner({ ...ctx, config }, running, demoProduct.demo, demoProduct.created);
   } else {
     const [alone] = started;
     const port = alone?.module.metricsPortOf?.(config);
@@ -202,6 +202,9 @@ function printBanner(
     `  dev gateway      ${urlOf('gateway-development')}  (development, WebSocket)`,
     `  realtime demo    ${urlOf('gateway-production').replace(/^ws/, 'http')}/demo  (open it in two tabs)`,
     `  local mailbox    ${urlOf('mailbox')}  (the default smart host; one .eml per message)`,
+    config.webhooks.allowPrivateTargets
+      ? '  mail webhooks    may target this machine and the LAN (WEBHOOK_ALLOW_PRIVATE_TARGETS=false refuses)'
+      : '  mail webhooks    public HTTPS targets only (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)',
     `  Kafka            ${config.kafkaBrokers.join(',')}`,
     `  Redis            ${withoutCredentials(config.redisUrl)}`,
     `  PostgreSQL       ${withoutCredentials(config.databaseUrl)}`,

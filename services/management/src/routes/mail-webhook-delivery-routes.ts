@@ -53,21 +53,25 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
   const { webhooks, logger } = deps;
   const clock = deps.clock ?? systemClock;
 
-  /** One wake record per delivery; a failure only delays the deliveries until the wake sweep. */
+  /**
+   * Wakes the endpoint's actor with one record (its oldest changed delivery): a loop reads every
+   * pending delivery from the database, so a recover of thousands needs one wake, not thousands.
+   * A failure only delays the deliveries until the wake sweep.
+   */
   async function wake(deliveries: readonly WebhookDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
-    const recordedAtMs = clock.nowMs();
+    const d = [...deliveries].sort((a, b) => a.seq - b.seq)[0];
+    if (!d) return;
     try {
-      await deps.wakes.publish(
-        deliveries.map((d) => ({
+      await deps.wakes.publish([
+        {
           delivery_id: d.id,
           endpoint_id: d.endpointId,
           product_id: d.productId,
           event_type: d.eventType,
           seq: d.seq,
-          recorded_at_ms: recordedAtMs,
-        })),
-      );
+          recorded_at_ms: clock.nowMs(),
+        },
+      ]);
     } catch (err) {
       logger.warn(
         { err: errorMessage(err), endpointId: deliveries[0]!.endpointId, deliveries: deliveries.length },
@@ -98,15 +102,18 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
         const cursor = ctx.query.cursor as string | undefined;
         const rows = await webhooks.listDeliveries(principalOf(ctx).productId, ctx.params.id as string, {
           limit: limit + 1,
-          ...(cursor === undefined ? {} : { beforeSeq: cursor }),
+          ...(cursor === undefined ? {} : { afterDeliveryId: cursor }),
         });
         if (!rows) throw MAIL_ERRORS.webhookNotFound();
+        if (rows === 'unknown_cursor') {
+          throw validationError([{ path: 'query.cursor', message: 'must be a next_cursor of this list' }]);
+        }
         const shown = rows.slice(0, limit);
         return {
           status: 200,
           body: {
             data: shown.map(webhookDeliveryView),
-            next_cursor: rows.length > limit ? String(shown[shown.length - 1]!.seq) : null,
+            next_cursor: rows.length > limit ? shown[shown.length - 1]!.id : null,
           },
         };
       },

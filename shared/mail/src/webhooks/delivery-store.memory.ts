@@ -73,11 +73,11 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
         endpoint: { id: e.id, url: e.url, live: e.enabled && !e.deleted, secretSealed: e.secretSealed },
       };
     },
-    async failWithoutRequest(endpointId) {
+    async failWithoutRequest(endpointId, nowMs) {
       maybeFail();
       const e = endpoints.get(endpointId);
       if (!e || (e.enabled && !e.deleted)) return 0;
-      const pending = pendingOf(endpointId);
+      const pending = pendingOf(endpointId).filter((d) => (d.nextAttemptAtMs ?? 0) <= nowMs);
       for (const d of pending) {
         d.status = 'failed';
         d.nextAttemptAtMs = null;
@@ -117,8 +117,11 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
     async endpointsDue(nowMs, limit, productIds) {
       maybeFail();
       if (productIds) throw new Error('the memory store keeps no products');
-      const due = deliveries.filter((d) => d.status === 'pending' && (d.nextAttemptAtMs ?? 0) <= nowMs);
-      return [...new Set(due.map((d) => d.endpointId))].slice(0, limit);
+      const heads = [...new Set(deliveries.map((d) => d.endpointId))].map((id) => pendingOf(id)[0]);
+      return heads
+        .filter((d) => d !== undefined && (d.nextAttemptAtMs ?? 0) <= nowMs)
+        .map((d) => d!.endpointId)
+        .slice(0, limit);
     },
   };
 }

@@ -57,15 +57,15 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
       };
     },
 
-    async failWithoutRequest(endpointId) {
+    async failWithoutRequest(endpointId, nowMs) {
       const { rowCount } = await db.raw<{ rowCount: number }>(
         `update mail_webhook_deliveries d
             set status = 'failed', next_attempt_at = null,
                 last_error = case when e.deleted_at is not null then 'endpoint deleted' else 'endpoint disabled' end
            from mail_webhook_endpoints e
-          where d.endpoint_id = ? and d.status = 'pending' and e.id = d.endpoint_id
-            and (not e.enabled or e.deleted_at is not null)`,
-        [endpointId],
+          where d.endpoint_id = ? and d.status = 'pending' and d.next_attempt_at <= ?
+            and e.id = d.endpoint_id and (not e.enabled or e.deleted_at is not null)`,
+        [endpointId, new Date(nowMs)],
       );
       return rowCount ?? 0;
     },
@@ -78,6 +78,8 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
                   last_attempt_at = :at, response_status = :responseStatus, last_error = :lastError
             where id = :deliveryId and status = 'pending' and attempts = :seen
            returning id
+         ), before as (
+           select enabled from mail_webhook_endpoints where id = :endpointId
          ), e as (
            update mail_webhook_endpoints
               set consecutive_failures = case :effect
@@ -95,9 +97,7 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
                     else disabled_reason end
             where id = :endpointId and exists (select 1 from d)
               and (:effect in ('failed_for_good', 'gone') or (:effect = 'reset' and consecutive_failures <> 0))
-           returning (case when disabled_reason in ('gone', 'failures') and not enabled
-                           and :effect in ('gone', 'failed_for_good') then disabled_reason end) as disabled,
-                     enabled
+           returning (case when not enabled and (select enabled from before) then disabled_reason end) as disabled
          )
          select exists (select 1 from d) as recorded,
                 (select disabled from e) as disabled`,
@@ -122,12 +122,19 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
     },
 
     async endpointsDue(nowMs, limit, productIds) {
+      // Only each endpoint's oldest pending delivery decides: the ones held back behind it keep
+      // their recording time and would make a waiting endpoint look due at every sweep.
       const { rows } = await db.raw<{ rows: Array<{ endpoint_id: string }> }>(
-        `select distinct endpoint_id from mail_webhook_deliveries
-          where status = 'pending' and next_attempt_at <= ?
-            ${productIds ? 'and product_id = any(?)' : ''}
-          limit ?`,
-        productIds ? [new Date(nowMs), [...productIds], limit] : [new Date(nowMs), limit],
+        `select endpoint_id from (
+           select distinct on (endpoint_id) endpoint_id, next_attempt_at
+             from mail_webhook_deliveries
+            where status = 'pending' ${productIds ? 'and product_id = any(?)' : ''}
+            order by endpoint_id, seq
+         ) head
+         where next_attempt_at <= ?
+         order by next_attempt_at
+         limit ?`,
+        productIds ? [[...productIds], new Date(nowMs), limit] : [new Date(nowMs), limit],
       );
       return rows.map((r) => r.endpoint_id);
     },

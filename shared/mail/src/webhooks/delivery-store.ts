@@ -34,10 +34,11 @@ export interface DeliveryStore {
   /** The lowest-`seq` pending delivery of the endpoint; null when none (or no such endpoint). */
   head(endpointId: string): Promise<DeliveryHead | null>;
   /**
-   * Fails every pending delivery of the endpoint without a request if the endpoint is disabled or
-   * deleted when the statement runs (a re-enable in between leaves them pending). Returns how many.
+   * Fails the endpoint's pending deliveries due at `nowMs` without a request, if the endpoint is
+   * disabled or deleted when the statement runs (a re-enable in between leaves them pending).
+   * Returns how many.
    */
-  failWithoutRequest(endpointId: string): Promise<number>;
+  failWithoutRequest(endpointId: string, nowMs: number): Promise<number>;
   /**
    * Stores one attempt's outcome, fenced on the attempts the delivery had when read, so an attempt
    * is counted once even when two owners overlap during a rebalance; applies the endpoint effect.

@@ -7,6 +7,7 @@
 import { isUuid, nameBasedUuid, newId, type SecretKeyring, sealSecret } from '@lattice/core';
 import type { DbExecutor } from '@lattice/store';
 import type { Knex } from 'knex';
+import { ATTEMPTS_PER_ROUND } from './delivery-logic.ts';
 import type {
   WebhookDelivery,
   WebhookDeliveryStatus,
@@ -50,8 +51,6 @@ const DELIVERY_COLUMNS = [
   'last_error',
   'created_at',
 ];
-/** decisions.md: an operator action gives a failed delivery this many new attempts. */
-const ATTEMPTS_PER_ROUND = 5;
 
 interface EndpointRow {
   id: string;
@@ -226,7 +225,15 @@ export function createPostgresWebhookEndpointStore(
         .orderBy('seq', 'desc')
         .limit(page.limit)
         .select(DELIVERY_COLUMNS);
-      if (page.beforeSeq !== undefined) q.where('seq', '<', page.beforeSeq);
+      if (page.afterDeliveryId !== undefined) {
+        const at = isUuid(page.afterDeliveryId)
+          ? ((await db(DELIVERIES)
+              .where({ id: page.afterDeliveryId, endpoint_id: endpointId, product_id: productId })
+              .first('seq')) as Pick<DeliveryRow, 'seq'> | undefined)
+          : undefined;
+        if (!at) return 'unknown_cursor';
+        q.where('seq', '<', at.seq);
+      }
       return ((await q) as DeliveryRow[]).map(toDelivery);
     },
 

@@ -66,8 +66,11 @@ export interface WebhookDelivery {
 export interface WebhookDeliveryPage {
   /** At most this many deliveries. */
   limit: number;
-  /** The `seq` the previous page ended with (decimal); older deliveries come next. */
-  beforeSeq?: string;
+  /**
+   * The id of the delivery the previous page ended with; older deliveries come next. (An id, not
+   * the platform-wide `seq`, so a cursor tells a product nothing about others' volume.)
+   */
+  afterDeliveryId?: string;
 }
 
 /** Why an operator action changed nothing. */
@@ -114,7 +117,7 @@ export interface WebhookEndpointStore {
     productId: string,
     endpointId: string,
     page: WebhookDeliveryPage,
-  ): Promise<WebhookDelivery[] | undefined>;
+  ): Promise<WebhookDelivery[] | 'unknown_cursor' | undefined>;
   /** A failed delivery back to pending: max_attempts = attempts + 5, due now. */
   retryDelivery(productId: string, endpointId: string, deliveryId: string): Promise<RetryDeliveryOutcome>;
   /** Every failed delivery of the endpoint created within [since, until] back to pending, as retry does. */

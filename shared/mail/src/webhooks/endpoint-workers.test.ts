@@ -202,6 +202,42 @@ describe('webhook endpoint loops', () => {
     ]);
   });
 
+  it('a disable while the oldest waits for its retry fails nothing until it is due; a re-enable in between keeps all', async () => {
+    const t = setup((s) => (s.id === 'a' && t.sent.length === 1 ? err500 : ok));
+    t.endpoint('e1');
+    const a = t.delivery('e1', 'a');
+    t.delivery('e1', 'b');
+    t.workers.wake('e1', 0);
+    await t.scheduler.advanceAsync(0);
+    expect(a.nextAttemptAtMs).to.equal(1_000_000 + 1_000);
+    t.store.endpoints.get('e1')!.enabled = false;
+    t.workers.wake('e1', 0);
+    await t.scheduler.advanceAsync(500);
+    expect(t.store.deliveries.map((d) => d.status)).to.deep.equal(['pending', 'pending']);
+    t.store.endpoints.get('e1')!.enabled = true;
+    await t.scheduler.advanceAsync(500);
+    expect(t.store.deliveries.map((d) => [d.status, d.attempts])).to.deep.equal([
+      ['succeeded', 2],
+      ['succeeded', 1],
+    ]);
+  });
+
+  it('keeps one timer per endpoint however often it is woken while waiting', async () => {
+    const t = setup(() => err500);
+    t.endpoint('e1');
+    t.delivery('e1', 'a');
+    t.delivery('e1', 'b');
+    t.workers.wake('e1', 0);
+    for (let i = 0; i < 5; i++) {
+      await t.scheduler.advanceAsync(100);
+      t.workers.wake('e1', 0);
+      await t.scheduler.advanceAsync(0);
+      expect(t.scheduler.pendingTimers()).to.equal(1);
+    }
+    t.workers.own([]);
+    expect(t.scheduler.pendingTimers()).to.equal(0);
+  });
+
   it('a slow endpoint does not hold up another endpoint', async () => {
     let release: (a: AttemptAnswer) => void = () => {};
     const t = setup((s) => (s.url.endsWith('/slow') ? new Promise((r) => (release = r)) : ok));

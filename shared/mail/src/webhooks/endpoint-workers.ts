@@ -118,15 +118,19 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     }
   }
 
+  /** One timer per loop: a new one replaces the last, and a replaced one does nothing if it fires. */
   function wakeLater(loop: Loop, delayMs: number): void {
-    loop.timer = scheduler.setTimeout(
+    scheduler.clearTimer(loop.timer);
+    const timer = scheduler.setTimeout(
       () => {
+        if (loop.timer !== timer) return;
         loop.timer = undefined;
         wake(loop.endpointId, loop.partition);
       },
       Math.max(0, delayMs),
       { unref: true },
     );
+    loop.timer = timer;
   }
 
   /** Attempts the endpoint's due deliveries in order until none is left or the oldest must wait. */
@@ -135,17 +139,21 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     while (!loop.stopped && !closed) {
       const head = await store.head(loop.endpointId);
       if (!head) return;
+      const nowMs = scheduler.nowMs();
+      const dueInMs = head.delivery.nextAttemptAtMs - nowMs;
+      if (dueInMs > 0) {
+        wakeLater(loop, dueInMs);
+        return;
+      }
+      // Disabled or deleted: what is due now fails without a request (spec "Webhook delivery":
+      // "Attempt due"); an oldest delivery waiting for its retry waits on, so a short disable
+      // does not throw the backlog away.
       if (!head.endpoint.live) {
-        const failed = await store.failWithoutRequest(loop.endpointId);
+        const failed = await store.failWithoutRequest(loop.endpointId, nowMs);
         metrics.deliveries.inc({ status: 'failed_without_request' }, failed);
         // Zero: re-enabled between the two reads; read again, but never spin on a disagreement.
         if (failed === 0 && ++idleFailures > 2) return;
         continue;
-      }
-      const dueInMs = head.delivery.nextAttemptAtMs - scheduler.nowMs();
-      if (dueInMs > 0) {
-        wakeLater(loop, dueInMs);
-        return;
       }
       await attempt(loop, head);
     }

@@ -93,7 +93,8 @@ export function createTargetGuard(opts: TargetGuardOptions): TargetGuard {
       }
       for (const { address } of addresses) {
         const refused = refusal(address);
-        if (refused !== null) return { ok: false, reason: `resolves to ${address}, ${refused}` };
+        // The class, not the address: a tenant learns nothing about internal DNS from a refusal.
+        if (refused !== null) return { ok: false, reason: `resolves to ${refused}` };
       }
       return { ok: true };
     },
@@ -119,8 +120,7 @@ export function createTargetGuard(opts: TargetGuardOptions): TargetGuard {
       // All of them, not just the first: the answer order is the resolver's to change.
       for (const { address } of addresses) {
         const refused = refusal(address);
-        if (refused !== null)
-          throw new TargetRefusedError(`${url.hostname} resolves to ${address}, ${refused}`);
+        if (refused !== null) throw new TargetRefusedError(`${url.hostname} resolves to ${refused}`);
       }
       return { address: first.address, family: isIP(first.address) === 6 ? 6 : 4 };
     },

@@ -168,7 +168,7 @@ describe('webhook request (real HTTPS receiver)', function () {
     answer = '127.0.0.1';
     const r = await requester(guard).post(url, SIGNED, BODY);
     failedWithout(r);
-    expect(r.error).to.equal('hooks.example.com resolves to 127.0.0.1, a private address (loopback)');
+    expect(r.error).to.equal('hooks.example.com resolves to a private address (loopback)');
     expect(receiver.requests).to.have.length(0);
   });
 

@@ -117,10 +117,12 @@ describe('webhook stores (PostgreSQL)', () => {
       });
       const emailId = newId();
       const events = (['delivered', 'opened', 'clicked'] as const).map((t) =>
+        // Question marks and quotes in the payload are data, never placeholders or SQL.
         event(t, {
           product_id: product,
           email_id: emailId,
-          ...(t === 'clicked' ? { link: 'https://x.test/' } : {}),
+          reason: `what's this? $1 ?? '`,
+          ...(t === 'clicked' ? { link: 'https://x.test/?utm_source=mail&q=?' } : {}),
         }),
       );
       const woken = await createPostgresFanoutStore(db).record(events.map((e) => fan(e)));
@@ -131,6 +133,10 @@ describe('webhook stores (PostgreSQL)', () => {
         'email.clicked',
       ]);
       expect(woken.map((w) => w.seq)).to.deep.equal(rows.map((r) => Number(r.seq)));
+      expect(JSON.parse(rows[2].payload).data).to.include({
+        link: 'https://x.test/?utm_source=mail&q=?',
+        reason: `what's this? $1 ?? '`,
+      });
     });
   });
 
@@ -248,13 +254,15 @@ describe('webhook stores (PostgreSQL)', () => {
       });
     });
 
-    it('fails pending deliveries without a request only while the endpoint is disabled or deleted', async () => {
+    it('fails due pending deliveries without a request only while the endpoint is disabled or deleted', async () => {
       const ep = await endpoint();
       const a = await delivery(ep);
       const done = await delivery(ep, { status: 'succeeded' });
-      expect(await store().failWithoutRequest(ep)).to.equal(0);
+      expect(await store().failWithoutRequest(ep, NOW)).to.equal(0);
       await db('mail_webhook_endpoints').where({ id: ep }).update({ enabled: false });
-      expect(await store().failWithoutRequest(ep)).to.equal(1);
+      // Not due yet (an oldest delivery waiting for its retry): it waits on.
+      expect(await store().failWithoutRequest(ep, NOW - 1)).to.equal(0);
+      expect(await store().failWithoutRequest(ep, NOW)).to.equal(1);
       const rows = await db('mail_webhook_deliveries').whereIn('id', [a, done]).orderBy('seq');
       expect(rows.map((r) => [r.status, r.attempts, r.last_error, r.last_attempt_at])).to.deep.equal([
         ['failed', 0, 'endpoint disabled', null],
@@ -262,19 +270,23 @@ describe('webhook stores (PostgreSQL)', () => {
       ]);
       const deleted = await endpoint({ deleted_at: new Date() });
       const b = await delivery(deleted);
-      expect(await store().failWithoutRequest(deleted)).to.equal(1);
+      expect(await store().failWithoutRequest(deleted, NOW)).to.equal(1);
       expect((await db('mail_webhook_deliveries').where({ id: b }).first()).last_error).to.equal(
         'endpoint deleted',
       );
     });
 
-    it('lists endpoints with a due pending delivery', async () => {
+    it('lists endpoints whose oldest pending delivery is due, of the given products', async () => {
       const due = await endpoint();
       const later = await endpoint();
       await delivery(due, { next_attempt_at: new Date(NOW - 1) });
       await delivery(later, { next_attempt_at: new Date(NOW + 60_000) });
+      // Held back behind the oldest: due by its own time, but the endpoint waits for the oldest.
+      await delivery(later, { next_attempt_at: new Date(NOW - 60_000) });
       const found = await store().endpointsDue(NOW, 100_000);
       expect(found).to.include(due).and.not.include(later);
+      expect(await store().endpointsDue(NOW, 100_000, [otherProductId])).to.not.include(due);
+      expect(await store().endpointsDue(NOW, 100_000, [productId])).to.include(due);
     });
   });
 });
