@@ -6,7 +6,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Agent, type AgentOptions, type RequestOptions, request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { getCACertificates } from 'node:tls';
+import { createSecureContext, getCACertificates } from 'node:tls';
 import { type Scheduler, systemScheduler } from '@lattice/core';
 import { attemptErrorText } from './attempt-error.ts';
 import { retryAfterMsOf } from './retry-after.ts';
@@ -97,7 +97,9 @@ export function createWebhookRequester(opts: WebhookRequesterOptions): WebhookRe
     maxSockets: opts.maxSocketsPerTarget ?? DEFAULT_MAX_SOCKETS_PER_TARGET,
     timeout: opts.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
     scheduling: 'lifo',
-    ca: receiverCaCertificates(),
+    // A secure context made once, not `ca`: the agent keys its pool by the options' text, and a
+    // `ca` list of some 600 certificates made every request build a key of hundreds of KB.
+    secureContext: createSecureContext({ ca: receiverCaCertificates() }),
   };
   const agent = new PinnedAgent(agentOptions);
   let closed = false;
