@@ -5,6 +5,7 @@ import type { DeliveryHead, DeliveryStore } from './delivery-store.ts';
 
 export interface MemoryEndpoint {
   id: string;
+  productId: string;
   url: string;
   enabled: boolean;
   deleted: boolean;
@@ -116,8 +117,9 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
     },
     async endpointsDue(nowMs, limit, productIds) {
       maybeFail();
-      if (productIds) throw new Error('the memory store keeps no products');
-      const heads = [...new Set(deliveries.map((d) => d.endpointId))].map((id) => pendingOf(id)[0]);
+      const heads = [...endpoints.values()]
+        .filter((e) => !productIds || productIds.includes(e.productId))
+        .map((e) => pendingOf(e.id)[0]);
       return heads
         .filter((d) => d !== undefined && (d.nextAttemptAtMs ?? 0) <= nowMs)
         .map((d) => d!.endpointId)

@@ -57,6 +57,7 @@ function setup(answers: (sent: Sent) => AttemptAnswer | Promise<AttemptAnswer>) 
   function endpoint(id: string, over: Partial<{ enabled: boolean; deleted: boolean }> = {}) {
     store.endpoints.set(id, {
       id,
+      productId: 'p1',
       url: `https://receiver.test/${id}`,
       enabled: true,
       deleted: false,
