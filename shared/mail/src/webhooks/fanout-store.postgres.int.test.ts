@@ -5,8 +5,6 @@ import { testConfig, uniqueName } from '@lattice/core/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import { expect } from 'chai';
 import type { MailEventRecord, MailEventType } from '../events/mail-event.ts';
-import type { AttemptDecision } from './delivery-logic.ts';
-import { createPostgresDeliveryStore } from './delivery-store.postgres.ts';
 import { createPostgresFanoutStore } from './fanout-store.postgres.ts';
 import { webhookPayload } from './webhook-events.ts';
 
