@@ -350,11 +350,11 @@ describe('mail webhook endpoints (management API, real PostgreSQL)', () => {
     });
   });
 
-  it('lists oldest first with the last id as cursor, at both sides of the limit bounds', async () => {
+  it('lists newest first with the last id as cursor, at both sides of the limit bounds', async () => {
     const p = await t.newProduct('wh-page');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await create(p.owner_token, { ...VALID, description: `n${i}` })).json.id);
+      ids.unshift((await create(p.owner_token, { ...VALID, description: `n${i}` })).json.id);
     }
     // Deleting the cursor's endpoint does not lose the place.
     const first = await list(p.owner_token, '?limit=1');

@@ -5,6 +5,7 @@
 import type { RouteDef } from '@lattice/http';
 import { MAIL_ERRORS, type WebhookEndpoint, type WebhookEventName } from '@lattice/mail';
 import { validationError } from '../errors.ts';
+import { listAnswer, pageRequest } from './key-views.ts';
 import {
   type MailWebhookDeliveryRouteDeps,
   mailWebhookDeliveryRoutes,
@@ -94,25 +95,14 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       operationId: 'mail_webhook_list',
       summary: 'List the webhook endpoints',
       description:
-        'Endpoints of the product, oldest first, without their secrets. `next_cursor` is the ' +
+        'Endpoints of the product, newest first, without their secrets. `next_cursor` is the ' +
         'last endpoint’s id; a cursor naming no endpoint of the product reads as the end.',
       request: { query: 'mail-webhook-list-query' },
       responses: { 200: 'mail-webhook-list', 400: 'error-body' },
       async handler(ctx) {
-        const limit = ctx.query.limit as number;
-        const cursor = ctx.query.cursor as string | undefined;
-        const rows = await webhooks.list(principalOf(ctx).productId, {
-          limit: limit + 1,
-          ...(cursor === undefined ? {} : { afterId: cursor }),
-        });
-        const shown = rows.slice(0, limit);
-        return {
-          status: 200,
-          body: {
-            data: shown.map(webhookEndpointView),
-            next_cursor: rows.length > limit ? shown[shown.length - 1]!.id : null,
-          },
-        };
+        const page = pageRequest(ctx.query);
+        const rows = await webhooks.list(principalOf(ctx).productId, page);
+        return { status: 200, body: listAnswer(rows, page, webhookEndpointView) };
       },
     },
     {

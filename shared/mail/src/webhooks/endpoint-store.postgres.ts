@@ -166,8 +166,8 @@ export function createPostgresWebhookEndpointStore(
         .where({ product_id: productId })
         .whereNull('deleted_at')
         .orderBy([
-          { column: 'created_at', order: 'asc' },
-          { column: 'id', order: 'asc' },
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
         ])
         .limit(page.limit)
         .select(ENDPOINT_COLUMNS);
@@ -175,7 +175,7 @@ export function createPostgresWebhookEndpointStore(
         if (!isUuid(page.afterId)) return [];
         // The cursor's own row may be deleted since: its position still holds (deleted rows stay).
         q.whereRaw(
-          `(created_at, id) > (select created_at, id from ${ENDPOINTS} where id = ? and product_id = ?)`,
+          `(created_at, id) < (select created_at, id from ${ENDPOINTS} where id = ? and product_id = ?)`,
           [page.afterId, productId],
         );
       }

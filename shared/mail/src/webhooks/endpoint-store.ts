@@ -98,7 +98,7 @@ export interface WebhookEndpointStore {
     productId: string,
     input: WebhookEndpointInput,
   ): Promise<{ endpoint: WebhookEndpoint; secret: string }>;
-  /** Live endpoints, oldest first (created_at, then id). */
+  /** Live endpoints, newest first (created_at, then id), as every list. */
   list(productId: string, page: WebhookEndpointPage): Promise<WebhookEndpoint[]>;
   get(productId: string, id: string): Promise<WebhookEndpoint | undefined>;
   /**
