@@ -127,8 +127,13 @@ export function createTargetGuard(opts: TargetGuardOptions): TargetGuard {
   };
 }
 
+/** The host name of `url` as a lookup or a connection takes it: an IPv6 literal without brackets. */
+export function bareHostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
 /** The host of `url` when it is an IP address (WHATWG URL has already put it in canonical form). */
 function ipLiteralOf(url: URL): string | null {
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const host = bareHostOf(url);
   return isIP(host) === 0 ? null : host;
 }

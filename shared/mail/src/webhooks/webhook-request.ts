@@ -10,7 +10,7 @@ import { createSecureContext, getCACertificates } from 'node:tls';
 import { type Scheduler, systemScheduler } from '@lattice/core';
 import { attemptErrorText } from './attempt-error.ts';
 import { retryAfterMsOf } from './retry-after.ts';
-import type { ResolvedAddress, TargetGuard } from './target-guard.ts';
+import { bareHostOf, type ResolvedAddress, type TargetGuard } from './target-guard.ts';
 
 export interface AttemptResult {
   /** A 2xx answer. */
@@ -121,7 +121,7 @@ export function createWebhookRequester(opts: WebhookRequesterOptions): WebhookRe
         return Promise.resolve(failure('not a valid URL'));
       }
       const bodyBytes = Buffer.from(body, 'utf8');
-      const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      const hostname = bareHostOf(url);
 
       return new Promise<AttemptResult>((resolve) => {
         let settled = false;
