@@ -20,7 +20,8 @@ import { expect } from 'chai';
 import type { Admin, Kafka } from 'kafkajs';
 import knex, { type Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { coversAll, type HostProcess, spawnHost, stopAll, waitUntil } from './actor-host/host-processes.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { coversAll, type HostProcess, spawnHost, stopAll } from './actor-host/host-processes.ts';
 import {
   createLedgerKind,
   createLedgerTables,

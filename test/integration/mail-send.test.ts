@@ -8,6 +8,7 @@ import { startTestDnsServer, type TestDnsServer } from '@lattice/mail/testing';
 import { expect } from 'chai';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { simpleParser } from 'mailparser';
+import { waitUntil } from '../support/wait-until.ts';
 import { type EmailAnswer, type MailPlatform, startMailPlatform } from './mail/mail-platform.ts';
 
 interface DomainAnswer {
@@ -186,7 +187,12 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
         html: '<p>x</p>',
       });
       expect(accepted.status).to.equal(202);
-      await waitUntil(() => p.smartHost.rcptLog.some((r) => r.address === 'changed-mind@example.net'));
+      await waitUntil(
+        'the recipient at the smart host',
+        () => p.smartHost.rcptLog.some((r) => r.address === 'changed-mind@example.net'),
+        20_000,
+        50,
+      );
       const listed = await p.call('POST', '/mail/suppressions', p.product.ownerToken, {
         address: 'changed-mind@example.net',
       });
@@ -233,7 +239,12 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
       await fetch(clickUrl!.replaceAll('&amp;', '&'), { redirect: 'manual' });
       for (let i = 0; i < 2; i++)
         expect((await fetch(pixelUrl!.replaceAll('&amp;', '&'))).status).to.equal(200);
-      await waitUntil(async () => (await dropped('duplicate_event')) === repeatsBefore + 2);
+      await waitUntil(
+        'both repeats dropped',
+        async () => (await dropped('duplicate_event')) === repeatsBefore + 2,
+        20_000,
+        50,
+      );
       const recorded = (await p
         .db('mail_email_events')
         .where({ email_id: id })
@@ -282,12 +293,4 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
 function unfolded(raw: Buffer): string {
   const text = raw.toString('latin1');
   return text.slice(0, text.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition never held');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -8,8 +8,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { noteInTestLog } from '@lattice/core/testing';
 import { expect } from 'chai';
-import { freePort, startPlatform, stopPlatform } from '../support/lattice-process.ts';
-import { type MailPlatform, startMailPlatform } from './mail/mail-platform.ts';
+import { stopPlatform } from '../support/lattice-process.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { type MailPlatform, startActorsProcess, startMailPlatform } from './mail/mail-platform.ts';
 
 const EMAILS = 500;
 const PARTITIONS = 4;
@@ -35,22 +36,7 @@ describe('mail sender: an actors host SIGKILLed with 500 emails in flight', func
   });
 
   async function startHost(): Promise<ChildProcess> {
-    const { child } = await startPlatform(
-      {
-        DATABASE_URL: p.config.databaseUrl,
-        KAFKA_TOPIC_PREFIX: p.config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: String(PARTITIONS),
-        REDIS_KEY_PREFIX: p.config.redisKeyPrefix,
-        SMTP_URL: p.smartHost.url,
-        LATTICE_SECRET_KEYS: p.config.secretKeys,
-        ACTORS_PORT: String(await freePort()),
-        INBOUND_SMTP_PORT: String(await freePort()),
-        ACTORS_SESSION_TIMEOUT_MS: '6000',
-        MAIL_RETRY_DELAYS_MS: '100,100,100',
-      },
-      ['actors'],
-      'actors role running',
-    );
+    const child = await startActorsProcess(p, { MAIL_RETRY_DELAYS_MS: '100,100,100' });
     hosts.push(child);
     return child;
   }
@@ -136,15 +122,3 @@ describe('mail sender: an actors host SIGKILLed with 500 emails in flight', func
     expect(duplicates).to.be.at.most(counted);
   });
 });
-
-async function waitUntil(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -9,7 +9,9 @@ import type { ChildProcess } from 'node:child_process';
 import { noteInTestLog } from '@lattice/core/testing';
 import { expect } from 'chai';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../support/https-receiver.ts';
-import { freePort, startPlatform, stopPlatform } from '../support/lattice-process.ts';
+import { stopPlatform } from '../support/lattice-process.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { startActorsProcess } from './mail/mail-platform.ts';
 import { startWebhookPlatform, type WebhookPlatform } from './webhooks/webhook-platform.ts';
 
 const EVENTS = 200;
@@ -46,23 +48,10 @@ describe('mail webhooks: an actors host SIGKILLed while deliveries are retried',
   });
 
   async function startHost(): Promise<ChildProcess> {
-    const { child } = await startPlatform(
-      {
-        DATABASE_URL: p.config.databaseUrl,
-        KAFKA_TOPIC_PREFIX: p.config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: String(PARTITIONS),
-        REDIS_KEY_PREFIX: p.config.redisKeyPrefix,
-        SMTP_URL: p.smartHost.url,
-        LATTICE_SECRET_KEYS: p.config.secretKeys,
-        ACTORS_PORT: String(await freePort()),
-        INBOUND_SMTP_PORT: String(await freePort()),
-        ACTORS_SESSION_TIMEOUT_MS: '6000',
-        WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100',
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      },
-      ['actors'],
-      'actors role running',
-    );
+    const child = await startActorsProcess(p, {
+      WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    });
     hosts.push(child);
     return child;
   }
@@ -142,16 +131,4 @@ function successes(r: HttpsReceiver): number {
     else ids.add(id);
   }
   return n;
-}
-
-async function waitUntil(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
 }

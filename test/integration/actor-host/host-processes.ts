@@ -3,7 +3,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { sleep } from '@lattice/core';
 import { writeToTestLog } from '@lattice/core/testing';
 
 const LEDGER_ENTRY = fileURLToPath(new URL('./ledger-host-process.ts', import.meta.url));
@@ -58,18 +57,6 @@ export function spawnHost(name: string, env: Record<string, string>): HostProces
     LEDGER_HOST: name,
     LOG_LEVEL: process.env.LEDGER_LOG_LEVEL ?? 'warn',
   });
-}
-
-export async function waitUntil(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 /** True once the live hosts together own every partition exactly once. */

@@ -4,6 +4,8 @@
 // PostgreSQL, Redis and Kafka (topics of the platform's own), handing over to a real SMTP smart
 // host started by the test. One product with a verified domain (DKIM key made as `lattice
 // bootstrap` makes it) and its owner token.
+
+import type { ChildProcess } from 'node:child_process';
 import { actorsRole, createCatalogTopics } from '@lattice/actors';
 import { createRoleShared, type RoleShared } from '@lattice/cli';
 import {
@@ -31,7 +33,7 @@ import {
   migrateLatest,
 } from '@lattice/store';
 import { Registry } from 'prom-client';
-import { freePort } from '../../support/lattice-process.ts';
+import { freePort, startPlatform } from '../../support/lattice-process.ts';
 import { type SmartHost, startSmartHost } from '../../support/smart-host.ts';
 
 export interface Answer<T = Record<string, unknown>> {
@@ -331,4 +333,32 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
     },
   };
   return platform;
+}
+
+/**
+ * A `lattice start actors` process on the platform's database, topics, keys and smart host (the
+ * SIGKILL tests' hosts): a 6 s session, so a killed one's partitions move on soon, and the
+ * settings in `env` on top.
+ */
+export async function startActorsProcess(
+  p: MailPlatform,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
+  const { child } = await startPlatform(
+    {
+      DATABASE_URL: p.config.databaseUrl,
+      KAFKA_TOPIC_PREFIX: p.config.kafkaTopicPrefix,
+      KAFKA_PARTITIONS: String(p.config.kafkaPartitions),
+      REDIS_KEY_PREFIX: p.config.redisKeyPrefix,
+      SMTP_URL: p.smartHost.url,
+      LATTICE_SECRET_KEYS: p.config.secretKeys,
+      ACTORS_PORT: String(await freePort()),
+      INBOUND_SMTP_PORT: String(await freePort()),
+      ACTORS_SESSION_TIMEOUT_MS: '6000',
+      ...env,
+    },
+    ['actors'],
+    'actors role running',
+  );
+  return child;
 }

@@ -3,7 +3,8 @@
 import { fileURLToPath } from 'node:url';
 import { type HostProcess, spawnHostProcess } from '../actor-host/host-processes.ts';
 
-export { coversAll, type HostProcess, stopAll, waitUntil } from '../actor-host/host-processes.ts';
+export { waitUntil } from '../../support/wait-until.ts';
+export { coversAll, type HostProcess, stopAll } from '../actor-host/host-processes.ts';
 
 const ENTRY = fileURLToPath(new URL('./channel-host-process.ts', import.meta.url));
 
