@@ -115,16 +115,17 @@ async function latencyRounds(b: Bench): Promise<LatencyResult> {
       label,
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
-      maxMs: sorted[sorted.length - 1]!,
+      maxMs: sorted[sorted.length - 1] ?? Number.NaN,
       achievedRate: phase.achievedRate,
       deliveredRate: phase.deliveredRate,
       machineBusy: phase.cpu.machineBusy,
       actors: phase.cpu.actors,
+      other: phase.cpu.other,
     };
     perPhase.push(entry);
     phases.push(phase);
     log(
-      `${label}: event → first attempt p50 ${entry.p50Ms.toFixed(2)} ms, p99 ${entry.p99Ms.toFixed(2)} ms, max ${entry.maxMs.toFixed(2)} ms; delivered at ${entry.deliveredRate.toFixed(1)}/s; actors ${entry.actors.toFixed(0)} µs/delivery; machine ${(100 * entry.machineBusy).toFixed(0)}% busy`,
+      `${label}: event → first attempt p50 ${entry.p50Ms.toFixed(2)} ms, p99 ${entry.p99Ms.toFixed(2)} ms, max ${entry.maxMs.toFixed(2)} ms; delivered at ${entry.deliveredRate.toFixed(1)}/s; actors ${entry.actors.toFixed(0)} µs/delivery, other ${entry.other.toFixed(0)}; machine ${(100 * entry.machineBusy).toFixed(0)}% busy`,
     );
   }
   const sorted = sortedOf(phases.map((p) => p.firstAttemptMs));
@@ -143,7 +144,7 @@ async function latencyRounds(b: Bench): Promise<LatencyResult> {
     p90Ms: percentile(sorted, 90),
     p99Ms: percentile(sorted, 99),
     p999Ms: percentile(sorted, 99.9),
-    maxMs: sorted[sorted.length - 1]!,
+    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
     publishAckP50Ms: percentile(acks, 50),
     publishAckP99Ms: percentile(acks, 99),
     recordedP50Ms: percentile(recorded, 50),
