@@ -9,6 +9,7 @@ export function findings(r: BenchResult, platform: Summary, bare: Summary): stri
   const ratio = platform.perSecond / bare.perSecond;
   const behind = l.phases.filter((p) => p.deliveredRate < 0.98 * p.achievedRate);
   const disturbed = l.phases.filter((p) => p.other > 0.25 * l.cpu.machine);
+  const disturbedRounds = r.rounds.filter((x) => x.cpu.other > 0.15 * x.cpu.machine);
   return [
     `- Throughput: the platform rounds keep the machine ${fixed(100 * platform.busy)}% busy, so they are bound by what the whole`,
     `  path costs per delivery: ${fixed(platform.machine)} µs of the two cores' time (actors ${fixed(platform.actors)}, PostgreSQL ${fixed(platform.postgres)}, Kafka`,
@@ -16,6 +17,12 @@ export function findings(r: BenchResult, platform: Summary, bare: Summary): stri
     `  process instead: ${fixed(bare.generator)} µs of the load generator per request, ${fixed((bare.generator * bare.perSecond) / 1e6, 2)} of a core at its rate (the machine`,
     `  ${fixed(100 * bare.busy)}% busy). The ${TARGET_RATIO} goal needs the platform ${fixed(TARGET_RATIO / ratio, 1)}× faster, which on two cores means its CPU per`,
     '  delivery cut by about that much.',
+    ...(disturbedRounds.length
+      ? [
+          `  Other work on the machine took a share of ${disturbedRounds.map((x) => `${x.label} (other ${fixed(x.cpu.other)} µs per delivery)`).join(', ')},`,
+          '  lowering their figures.',
+        ]
+      : []),
     '- Where the actors’ CPU goes in the throughput rounds (V8 profile of 2026-11-24, BENCH_PROFILE_DIR, share',
     '  of the process’s busy time without start-up): the PostgreSQL client 44%, most of it the socket writes',
     '  of the statements (31%: on this machine a write that wakes another process is among the dearest',
