@@ -27,7 +27,7 @@
 //   BENCH_REPORT_FROM (a result file: write the report from it again, without running anything)
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -51,6 +51,7 @@ import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/sto
 import nodemailer from 'nodemailer';
 import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
 import { percentile, pool, poster } from '../support/http-load.ts';
+import { infraCpu, machineCpu, quiet } from '../support/machine-cpu.ts';
 import type { Received, ServerArgs, ServerMessage, ServerRole } from './bench-server.ts';
 import { type BenchResult, type Cpu, type LatencyResult, type Round, writeReport } from './report.ts';
 
@@ -120,62 +121,6 @@ interface Servers {
   management: Server;
   actors: Server;
   smartHost: Server;
-}
-
-const USER_HZ_US = 1e6 / 100;
-
-/** Busy and total CPU time of the whole machine so far (/proc/stat), in µs. */
-function machineCpu(): { busyUs: number; totalUs: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  return { busyUs: (total - idle) * USER_HZ_US, totalUs: total * USER_HZ_US };
-}
-
-/**
- * CPU time so far of the infrastructure's processes by name (/proc/<pid>/stat), in µs:
- * PostgreSQL (every `postgres` process, with the time of backends that have exited, which their
- * parent's cutime/cstime holds), Kafka (`java`), Redis (`redis-server`).
- */
-function infraCpu(): { postgres: number; kafka: number; redis: number } {
-  const sums = { postgres: 0, kafka: 0, redis: 0 };
-  const group: Record<string, keyof typeof sums> = {
-    postgres: 'postgres',
-    java: 'kafka',
-    'redis-server': 'redis',
-  };
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const which = group[comm];
-    if (!which) continue;
-    // Fields after the comm: state is field 3; utime, stime, cutime, cstime are 14-17.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[11]) + Number(f[12]) + (which === 'postgres' ? Number(f[13]) + Number(f[14]) : 0);
-    sums[which] += ticks * USER_HZ_US;
-  }
-  return sums;
-}
-
-/**
- * Waits (60 s at most) until the machine is nearly idle over half a second: other work on the
- * machine (another session's tests, say) would take the round's cores. Returns the wait.
- */
-async function quiet(): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const before = machineCpu();
-    await sleep(500);
-    const after = machineCpu();
-    const busy = (after.busyUs - before.busyUs) / Math.max(1, after.totalUs - before.totalUs);
-    if (busy < 0.15 || Date.now() - started > 60_000) return Date.now() - started;
-  }
 }
 
 async function cpuNow(s: Servers) {

@@ -54,13 +54,17 @@ export function controlOf(child: ChildProcess, label: string): BenchServerContro
 /**
  * A benchmark's server child: `script` (a URL) under tsx with `args` as JSON, IPC on, output
  * inherited; with `profileDir`, a V8 CPU profile named after `role` is written there on exit.
+ * `env` is added to this process's environment for the child (settings Node reads only at
+ * start, such as NODE_EXTRA_CA_CERTS, or a role's own).
  */
 export function forkBenchChild(
   script: URL,
   args: { role: string },
   profileDir: string | undefined,
+  env: Record<string, string> = {},
 ): ChildProcess {
   return fork(fileURLToPath(script), [JSON.stringify(args)], {
+    env: { ...process.env, ...env },
     execArgv: [
       '--import',
       'tsx',

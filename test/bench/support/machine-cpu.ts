@@ -1,0 +1,61 @@
+// What the benchmarks read of the machine around a measurement (Linux /proc): its busy and total
+// CPU time, the infrastructure's processes' CPU time, and a wait for a quiet machine before a
+// round (another session's tests take the same cores).
+import { readdirSync, readFileSync } from 'node:fs';
+import { sleep } from '@lattice/core';
+
+const USER_HZ_US = 1e6 / 100;
+
+/** Busy and total CPU time of the whole machine so far (/proc/stat), in µs. */
+export function machineCpu(): { busyUs: number; totalUs: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busyUs: (total - idle) * USER_HZ_US, totalUs: total * USER_HZ_US };
+}
+
+/**
+ * CPU time so far of the infrastructure's processes by name (/proc/<pid>/stat), in µs:
+ * PostgreSQL (every `postgres` process, with the time of backends that have exited, which their
+ * parent's cutime/cstime holds), Kafka (`java`), Redis (`redis-server`).
+ */
+export function infraCpu(): { postgres: number; kafka: number; redis: number } {
+  const sums = { postgres: 0, kafka: 0, redis: 0 };
+  const group: Record<string, keyof typeof sums> = {
+    postgres: 'postgres',
+    java: 'kafka',
+    'redis-server': 'redis',
+  };
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const which = group[comm];
+    if (!which) continue;
+    // Fields after the comm: state is field 3; utime, stime, cutime, cstime are 14-17.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]) + (which === 'postgres' ? Number(f[13]) + Number(f[14]) : 0);
+    sums[which] += ticks * USER_HZ_US;
+  }
+  return sums;
+}
+
+/**
+ * Waits (60 s at most) until the machine is nearly idle over half a second: other work on the
+ * machine (another session's tests, say) would take the round's cores. Returns the wait.
+ */
+export async function quiet(): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const before = machineCpu();
+    await sleep(500);
+    const after = machineCpu();
+    const busy = (after.busyUs - before.busyUs) / Math.max(1, after.totalUs - before.totalUs);
+    if (busy < 0.15 || Date.now() - started > 60_000) return Date.now() - started;
+  }
+}

@@ -1,0 +1,400 @@
+// The webhook benchmark's report: its own section of docs/benchmarks.md (between markers, so the
+// other benchmarks' sections stay as they are) and docs/benchmarks-webhooks.svg beside it (drawn
+// by hand: the event-to-first-attempt distribution, and each round's deliveries a second by arm).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { withSection } from '../support/doc-section.ts';
+import { findings } from './findings.ts';
+
+/** CPU per delivery over a measurement, µs; `machine` is every process's (PostgreSQL, Kafka, … too). */
+export interface Cpu {
+  actors: number;
+  receiver: number;
+  /** This process: the event publisher (platform) or the bare loop's HTTPS client (bare). */
+  generator: number;
+  /** The infrastructure's processes (/proc): every PostgreSQL process, the Kafka broker, Redis. */
+  postgres: number;
+  kafka: number;
+  redis: number;
+  machine: number;
+  /** The machine's busy time not in any process above: other work on the machine, the kernel's. */
+  other: number;
+  /** Share of the machine's CPU time that was busy during the measurement (0..1). */
+  machineBusy: number;
+  /** SQL statements (round trips to PostgreSQL) of the actors per delivery: all, and on the webhook tables. */
+  statements: number;
+  webhookStatements: number;
+  /** TLS handshakes the receiver made during the measurement (a count, not per delivery). */
+  handshakes: number;
+}
+
+export interface Round {
+  label: string;
+  arm: 'platform' | 'bare';
+  deliveries: number;
+  /** From just before the first publish (or POST) to the last request's arrival at the receiver. */
+  elapsedMs: number;
+  perSecond: number;
+  /** Events acknowledged by Kafka per second (platform rounds; NaN for bare). */
+  publishedPerSecond: number;
+  cpu: Cpu;
+  /** Requests the receiver got in each second of the round. */
+  perSecondSeries: number[];
+}
+
+export interface LatencyResult {
+  rate: number;
+  /** Each phase's length, how many phases, endpoints per phase. */
+  seconds: number;
+  rounds: number;
+  endpoints: number;
+  deliveries: number;
+  /** Events published per second: the lowest phase's. */
+  achievedRate: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
+  /** The publish call until Kafka acknowledged the event (acks=all): part of every delivery's latency. */
+  publishAckP50Ms: number;
+  publishAckP99Ms: number;
+  /** The publish call → the fan-out's insert of the delivery row (its created_at). */
+  recordedP50Ms: number;
+  recordedP99Ms: number;
+  /** The delivery row's insert → its first request at the receiver (wake record, endpoint loop). */
+  attemptedP50Ms: number;
+  attemptedP99Ms: number;
+  /** Means over the phases. */
+  cpu: Cpu;
+  phases: Array<{
+    label: string;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    achievedRate: number;
+    deliveredRate: number;
+    machineBusy: number;
+    actors: number;
+    /** The machine's busy time no process of the run accounts for (other work), µs/delivery. */
+    other: number;
+  }>;
+  /** Every event-to-first-attempt time, ascending (the plot). */
+  sorted: number[];
+}
+
+export interface BenchResult {
+  at: Date;
+  machine: string;
+  settings: {
+    endpoints: number;
+    events: number;
+    rounds: number;
+    warmup: number;
+    latencySeconds: number;
+    latencyRounds: number;
+    latencyRate: number;
+    latencyEndpoints: number;
+    bareSockets: number;
+    kafkaPartitions: number;
+    webhookTimeoutMs: number;
+    payloadBytes: number;
+  };
+  rounds: Round[];
+  latency: LatencyResult;
+  /** 1-minute load average before and after the run: other work on the machine shows here. */
+  loadAverage: { before: number; after: number };
+}
+
+const DOC = new URL('../../../docs/benchmarks.md', import.meta.url);
+const SVG = new URL('../../../docs/benchmarks-webhooks.svg', import.meta.url);
+const START = '<!-- bench:webhooks:start -->';
+const END = '<!-- bench:webhooks:end -->';
+export const TARGET_RATIO = 0.5;
+export const TARGET_P99_MS = 100;
+const COLORS = { platform: '#d9480f', bare: '#1c7ed6' } as const;
+
+export const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+export const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+
+export function summaryOf(rounds: Round[]) {
+  const of = (f: (r: Round) => number) => median(rounds.map(f));
+  return {
+    perSecond: of((r) => r.perSecond),
+    published: of((r) => r.publishedPerSecond),
+    actors: of((r) => r.cpu.actors),
+    receiver: of((r) => r.cpu.receiver),
+    generator: of((r) => r.cpu.generator),
+    postgres: of((r) => r.cpu.postgres),
+    kafka: of((r) => r.cpu.kafka),
+    redis: of((r) => r.cpu.redis),
+    other: of((r) => r.cpu.other),
+    machine: of((r) => r.cpu.machine),
+    statements: of((r) => r.cpu.statements),
+    webhookStatements: of((r) => r.cpu.webhookStatements),
+    busy: of((r) => r.cpu.machineBusy),
+  };
+}
+export type Summary = ReturnType<typeof summaryOf>;
+
+/** The latency panel's vertical scale: 0 at the bottom, then 90%, 99%, 99.9% at equal steps. */
+const TAIL_STEPS = 3;
+const tailOf = (share: number) => Math.min(TAIL_STEPS, -Math.log10(Math.max(1 - share, 10 ** -TAIL_STEPS)));
+
+function latencyPanel(r: BenchResult, x0: number, y0: number, w: number, h: number): string[] {
+  const l = r.latency;
+  const maxMs = Math.max(TARGET_P99_MS * 1.25, Math.min(l.maxMs, l.p999Ms * 1.2));
+  const x = (ms: number) => x0 + (Math.min(ms, maxMs) / maxMs) * w;
+  const y = (share: number) => y0 + h - (tailOf(share) / TAIL_STEPS) * h;
+  const out = [
+    `<text x="${x0}" y="${y0 - 12}" font-size="12">Event → first attempt at ${l.rate} events/s: share within</text>`,
+  ];
+  for (const [share, text] of [
+    [0, '0%'],
+    [0.5, '50%'],
+    [0.9, '90%'],
+    [0.99, '99%'],
+    [0.999, '99.9%'],
+  ] as const) {
+    out.push(
+      `<line x1="${x0}" x2="${x0 + w}" y1="${y(share).toFixed(1)}" y2="${y(share).toFixed(1)}" stroke="#ddd"/>`,
+      `<text x="${x0 - 6}" y="${(y(share) + 4).toFixed(1)}" text-anchor="end" font-size="10">${text}</text>`,
+    );
+  }
+  const n = l.sorted.length;
+  // One point per 0.1% of the samples is enough for a curve this size (and keeps the file small).
+  const step = Math.max(1, Math.floor(n / 1000));
+  const points: string[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i % step !== 0 && i < n - 20) continue;
+    points.push(`${x(l.sorted[i]!).toFixed(1)},${y((i + 1) / n).toFixed(1)}`);
+  }
+  const tx = x(TARGET_P99_MS);
+  out.push(
+    `<polyline fill="none" stroke="${COLORS.platform}" stroke-width="1.8" points="${points.join(' ')}"/>`,
+    `<line x1="${tx.toFixed(1)}" x2="${tx.toFixed(1)}" y1="${y0}" y2="${y0 + h}" stroke="#c92a2a" stroke-dasharray="4 3"/>`,
+    `<text x="${(tx - 4).toFixed(1)}" y="${y0 + h - 8}" text-anchor="end" font-size="10" fill="#c92a2a">p99 goal ${TARGET_P99_MS} ms</text>`,
+    `<circle cx="${x(l.p99Ms).toFixed(1)}" cy="${y(0.99).toFixed(1)}" r="3" fill="${COLORS.platform}"/>`,
+    `<text x="${(x(l.p99Ms) + 6).toFixed(1)}" y="${(y(0.99) + 12).toFixed(1)}" font-size="10">p99 ${fixed(l.p99Ms, 1)} ms</text>`,
+    `<circle cx="${x(l.p50Ms).toFixed(1)}" cy="${y(0.5).toFixed(1)}" r="3" fill="${COLORS.platform}"/>`,
+    `<text x="${(x(l.p50Ms) + 6).toFixed(1)}" y="${(y(0.5) + 12).toFixed(1)}" font-size="10">p50 ${fixed(l.p50Ms, 1)} ms</text>`,
+  );
+  for (const f of [0, 0.25, 0.5, 0.75, 1])
+    out.push(
+      `<text x="${x(maxMs * f).toFixed(1)}" y="${y0 + h + 14}" text-anchor="middle" font-size="10">${fixed(maxMs * f, 0)}</text>`,
+    );
+  out.push(
+    `<text x="${x0 + w / 2}" y="${y0 + h + 28}" text-anchor="middle" font-size="10">ms (just before the publish call → the receiver has the request)</text>`,
+  );
+  return out;
+}
+
+function throughputPanel(r: BenchResult, x0: number, y0: number, w: number, h: number): string[] {
+  const cycles = r.settings.rounds;
+  const of = (arm: Round['arm']) => r.rounds.filter((x) => x.arm === arm);
+  const platform = of('platform');
+  const bare = of('bare');
+  const max = Math.max(1, ...r.rounds.map((x) => x.perSecond)) * 1.15;
+  const y = (v: number) => y0 + h - (v / max) * h;
+  const slot = w / cycles;
+  const bar = Math.min(40, slot / 3);
+  const out = [
+    `<text x="${x0}" y="${y0 - 12}" font-size="12">Deliveries received per second, each round</text>`,
+  ];
+  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+    const v = max * f;
+    out.push(
+      `<line x1="${x0}" x2="${x0 + w}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`,
+      `<text x="${x0 - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" font-size="10">${fixed(v)}</text>`,
+    );
+  }
+  for (let k = 0; k < cycles; k++) {
+    const cx = x0 + slot * (k + 0.5);
+    for (const [arm, rounds, dx] of [
+      ['platform', platform, -bar - 2],
+      ['bare', bare, 2],
+    ] as const) {
+      const v = rounds[k]?.perSecond;
+      if (v === undefined) continue;
+      out.push(
+        `<rect x="${(cx + dx).toFixed(1)}" y="${y(v).toFixed(1)}" width="${bar.toFixed(1)}" height="${(y0 + h - y(v)).toFixed(1)}" fill="${COLORS[arm]}"/>`,
+        `<text x="${(cx + dx + bar / 2).toFixed(1)}" y="${(y(v) - 4).toFixed(1)}" text-anchor="middle" font-size="10">${fixed(v)}</text>`,
+      );
+    }
+    const ratio = (platform[k]?.perSecond ?? Number.NaN) / (bare[k]?.perSecond ?? Number.NaN);
+    out.push(
+      `<text x="${cx.toFixed(1)}" y="${y0 + h + 14}" text-anchor="middle" font-size="10">round ${k + 1}: ${fixed(ratio, 2)}</text>`,
+    );
+  }
+  const goal = y(TARGET_RATIO * median(bare.map((x) => x.perSecond)));
+  out.push(
+    `<line x1="${x0}" x2="${x0 + w}" y1="${goal.toFixed(1)}" y2="${goal.toFixed(1)}" stroke="#c92a2a" stroke-dasharray="4 3"/>`,
+    `<text x="${x0 + w / 2}" y="${y0 + h + 28}" text-anchor="middle" font-size="10">round: platform / bare, ${r.settings.endpoints} endpoints or lanes each</text>`,
+    `<text x="${x0 + w / 2}" y="${y0 + h + 41}" text-anchor="middle" font-size="10" fill="#c92a2a">dashed: the goal, ${TARGET_RATIO} × bare’s median</text>`,
+  );
+  return out;
+}
+
+function svgOf(r: BenchResult): string {
+  const w = 780;
+  const h = 345;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">`,
+    '<title>Webhook benchmark: event to first attempt at a fixed rate, and deliveries per second by arm</title>',
+    '<rect width="100%" height="100%" fill="white"/>',
+    ...latencyPanel(r, 50, 40, 300, 220),
+    ...throughputPanel(r, 450, 40, 310, 220),
+    `<rect x="50" y="${h - 18}" width="10" height="10" fill="${COLORS.platform}"/><text x="64" y="${h - 9}" font-size="11">platform (mail.events → fan-out → endpoint actors → HTTPS)</text>`,
+    `<rect x="450" y="${h - 18}" width="10" height="10" fill="${COLORS.bare}"/><text x="464" y="${h - 9}" font-size="11">bare keep-alive HTTPS POST loop</text>`,
+    '</svg>',
+    '',
+  ].join('\n');
+}
+
+/** Writes the report (when `write`) and returns the summary lines for the console. */
+export function writeReport(r: BenchResult, write: boolean): string[] {
+  const s = r.settings;
+  const platformRounds = r.rounds.filter((x) => x.arm === 'platform');
+  const bareRounds = r.rounds.filter((x) => x.arm === 'bare');
+  const platform = summaryOf(platformRounds);
+  const bare = summaryOf(bareRounds);
+  const ratio = platform.perSecond / bare.perSecond;
+  const paired = platformRounds.map((p, i) => p.perSecond / (bareRounds[i]?.perSecond ?? Number.NaN));
+  const met = ratio >= TARGET_RATIO;
+  const l = r.latency;
+  const latencyMet = Number.isFinite(l.p99Ms) && l.p99Ms < TARGET_P99_MS;
+  const stamp = `${r.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const perRound = s.events * s.endpoints;
+  const cpuCells = (
+    c: Pick<Cpu, 'actors' | 'receiver' | 'generator' | 'postgres' | 'kafka' | 'redis' | 'other' | 'machine'>,
+    bareRow: boolean,
+  ) =>
+    `${bareRow ? '—' : fixed(c.actors)} | ${fixed(c.receiver)} | ${fixed(c.generator)} | ${fixed(c.postgres)} | ${fixed(c.kafka)} | ${fixed(c.redis)} | ${fixed(c.other)} | ${fixed(c.machine)}`;
+  const CPU_HEAD =
+    'CPU µs/delivery: actors | receiver | load generator | PostgreSQL | Kafka | Redis | other | whole machine';
+  const cpuPer1000 = (us: number) => fixed(us / 1000, 2);
+  const lines = [
+    START,
+    '## Mail webhooks: event → HTTPS delivery vs a bare keep-alive HTTPS POST loop',
+    '',
+    `Measured ${stamp} by \`npm run bench:webhooks\` on ${r.machine}. PostgreSQL, Kafka, Redis, the`,
+    'actors process, the receiver and the load generator share those cores; each measurement starts once',
+    'the machine is quiet, but other work on it (another session’s tests) may start during one: the',
+    'load averages and the "other" column below show it.',
+    '',
+    '- **platform**: mail events (`email.delivered`, as the mail sender publishes them) produced straight',
+    '  onto `mail.events` by the load generator with `createMailEventPublisher` (acks=all, group commit) →',
+    '  the actors role (`lattice start actors`, its own process, inbound receiver off,',
+    '  `WEBHOOK_ALLOW_PRIVATE_TARGETS=true`): the webhook fan-out records one delivery row per subscribed',
+    '  endpoint and produces its wake record on `mail.webhook-deliveries` → the endpoint actor’s loop reads',
+    '  the endpoint’s oldest pending delivery, checks the target’s address (a lookup of `localhost` at every',
+    '  attempt), signs it and POSTs it over HTTPS through the requester’s keep-alive pool, then stores the',
+    '  outcome. Endpoints are rows inserted into `mail_webhook_endpoints` for each measurement (URL',
+    '  `https://localhost:<port>/w/<round>/<i>`, subscribed to `email.delivered`) and deleted after it.',
+    '- **bare**: in the load generator process, one lane per endpoint, each a sequential loop of',
+    '  `https.request` POSTs through one keep-alive `https.Agent` with the options of the platform’s',
+    `  requester (\`maxSockets\` ${s.bareSockets}, its per-target default; LIFO; 4 s idle timeout) but Node’s default CA list`,
+    '  (bundled plus NODE_EXTRA_CA_CERTS) instead of its `ca` option (the system store plus NODE_EXTRA_CA_CERTS:',
+    '  what that option costs is below), to the same receiver, as many',
+    `  requests as a platform round delivers. Each carries a real delivery body (${s.payloadBytes} bytes) and the`,
+    '  same headers (`webhook-id`, `webhook-timestamp`, a `webhook-signature` HMAC computed for that',
+    '  request under its lane’s secret, `content-type`, `user-agent`).',
+    '- **receiver**: an HTTPS server (`node:https`, the test CA’s certificate from',
+    '  `scripts/ensure-test-ca.sh`, trusted by both arms through `NODE_EXTRA_CA_CERTS`) in a child process',
+    '  of its own, shared by both arms. It answers 204 once a request’s body is in, verifies nothing, and',
+    '  reports each request’s webhook-id, path and arrival time (stamped when its head is parsed) to the',
+    '  load generator. Both processes stamp with `performance.timeOrigin + performance.now()`.',
+    '',
+    `Throughput: ${s.rounds} rounds of each arm, alternating (the order flips every round), after a warm-up of`,
+    `${s.warmup} events (× ${s.endpoints} endpoints) each; per round ${s.events} events × ${s.endpoints} endpoints = ${perRound} deliveries`,
+    `(published as fast as the publisher takes them; fewer than the issue’s 2000 events a round, whose ${2000 * s.endpoints}`,
+    `deliveries would make each platform round last about ${fixed((2000 * s.endpoints) / platform.perSecond)} s at this run’s rate). Deliveries per second`,
+    'from just before the first publish (or POST) to the last request’s arrival; medians over rounds.',
+    'After each platform round every delivery must have reached the receiver exactly once (by webhook-id:',
+    'the fan-out’s name-based id of event and endpoint), at its endpoint’s path, and be a row that',
+    '`succeeded` with `attempts = 1`; after each bare round every request once.',
+    '',
+    `Settings: \`KAFKA_PARTITIONS\` ${s.kafkaPartitions} (a fresh topic prefix per run), \`WEBHOOK_TIMEOUT_MS\` ${s.webhookTimeoutMs}, \`WEBHOOK_ALLOW_PRIVATE_TARGETS=true\`,`,
+    `the database \`lattice_bench\`, one product; BENCH_ENDPOINTS=${s.endpoints} BENCH_EVENTS=${s.events} BENCH_ROUNDS=${s.rounds}`,
+    `BENCH_WARMUP=${s.warmup} BENCH_BARE_SOCKETS=${s.bareSockets} BENCH_LATENCY_RATE=${s.latencyRate} BENCH_LATENCY_SECONDS=${s.latencySeconds}`,
+    `BENCH_LATENCY_ROUNDS=${s.latencyRounds} BENCH_LATENCY_ENDPOINTS=${s.latencyEndpoints}; everything else at its default.`,
+    '',
+    `| arm | deliveries/s | events published/s | ${CPU_HEAD} |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| platform | ${fixed(platform.perSecond)} | ${fixed(platform.published)} | ${cpuCells(platform, false)} |`,
+    `| bare | ${fixed(bare.perSecond)} | — | ${cpuCells(bare, true)} |`,
+    '',
+    'CPU per delivery is CPU time over the round divided by its deliveries: of each process of the run',
+    '(asked over IPC), of the PostgreSQL, Kafka and Redis processes (/proc/<pid>/stat), and of the whole',
+    'machine (busy time in /proc/stat); "other" is the busy time none of those accounts for (other work on',
+    "the machine, the kernel's). PostgreSQL and Kafka are the machine's shared instances: another session's",
+    'use of them counts in their columns, and PostgreSQL backends that exit count then (in their parent’s',
+    `child time), so "other" can come out below zero. The machine was ${fixed(100 * platform.busy)}% busy in the platform rounds, ${fixed(100 * bare.busy)}% in the bare`,
+    `rounds. **The actors process spent ${cpuPer1000(platform.actors)} CPU seconds per 1000 deliveries** (${cpuPer1000(l.cpu.actors)} at the latency phases' ${l.rate} events`,
+    `a second). Per delivery it ran ${fixed(platform.statements, 2)} SQL statements, ${fixed(platform.webhookStatements, 2)} of them on the webhook tables (the rest:`,
+    'the email-state actor looking up the events’ emails, which have no rows here). The webhook tables are',
+    'vacuumed before the run and before each platform measurement (the local PostgreSQL runs without',
+    'autovacuum).',
+    '',
+    `**Throughput ratio platform / bare: ${fixed(ratio, 3)}** (medians; goal ≥ ${TARGET_RATIO}: **${met ? 'met' : 'missed'}**). Per round, each`,
+    `platform round against the bare round of its cycle: ${paired.map((p) => fixed(p, 3)).join(', ')}.`,
+    '',
+    `Event → first attempt: ${l.rounds} phases of ${l.seconds} s at ${l.rate} events a second to ${l.endpoints === 1 ? 'one endpoint' : `${l.endpoints} endpoints`} (${l.deliveries} deliveries;`,
+    `each phase after a VACUUM and a quiet-machine check; events published at ${fixed(l.achievedRate, 1)}/s or more), each`,
+    'delivery timed from just before its event’s publish call to its first request’s arrival at the',
+    'receiver. The percentiles are of every delivery of every phase together. Publish ack is the part',
+    'until Kafka acknowledged the event (acks=all); "recorded" splits each delivery’s time at the',
+    'fan-out’s insert of its row (`created_at`, PostgreSQL’s clock on the same machine): publish →',
+    'recorded (Kafka, the fan-out consumer, two statements), recorded → first request (the wake record',
+    'on `mail.webhook-deliveries`, the endpoint loop: its queue, the head read, the address check, the POST).',
+    '',
+    '| events/s | endpoints | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | publish ack p50 ms | publish → recorded p50 ms | p99 ms | recorded → first request p50 ms | p99 ms |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${l.rate} | ${l.endpoints} | ${fixed(l.p50Ms, 2)} | ${fixed(l.p90Ms, 2)} | ${fixed(l.p99Ms, 2)} | ${fixed(l.p999Ms, 2)} | ${fixed(l.maxMs, 2)} | ${fixed(l.publishAckP50Ms, 2)} | ${fixed(l.recordedP50Ms, 1)} | ${fixed(l.recordedP99Ms, 1)} | ${fixed(l.attemptedP50Ms, 1)} | ${fixed(l.attemptedP99Ms, 1)} |`,
+    '',
+    `Per delivery at this rate (means over the phases): CPU µs actors ${fixed(l.cpu.actors)}, receiver ${fixed(l.cpu.receiver)}, load generator ${fixed(l.cpu.generator)},`,
+    `PostgreSQL ${fixed(l.cpu.postgres)}, Kafka ${fixed(l.cpu.kafka)}, other ${fixed(l.cpu.other)}, whole machine ${fixed(l.cpu.machine)} (${fixed(100 * l.cpu.machineBusy)}% busy); ${fixed(l.cpu.statements, 2)} SQL`,
+    `statements in the actors (${fixed(l.cpu.webhookStatements, 2)} on the webhook tables).`,
+    '',
+    '| phase | events/s | delivered/s | p50 ms | p99 ms | max ms | actors CPU µs/delivery | other µs/delivery | machine busy |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...l.phases.map(
+      (p) =>
+        `| ${p.label} | ${fixed(p.achievedRate, 1)} | ${fixed(p.deliveredRate, 1)} | ${fixed(p.p50Ms, 2)} | ${fixed(p.p99Ms, 2)} | ${fixed(p.maxMs, 2)} | ${fixed(p.actors)} | ${fixed(p.other)} | ${fixed(100 * p.machineBusy)}% |`,
+    ),
+    '',
+    `**Event → first attempt: p50 ${fixed(l.p50Ms, 2)} ms, p99 ${fixed(l.p99Ms, 2)} ms** (goal p99 < ${TARGET_P99_MS} ms: **${latencyMet ? 'met' : 'missed'}**).`,
+    '',
+    'Every round:',
+    '',
+    `| round | deliveries/s | elapsed s | ${CPU_HEAD} | SQL/delivery | machine busy |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...r.rounds.map(
+      (x) =>
+        `| ${x.label} | ${fixed(x.perSecond)} | ${fixed(x.elapsedMs / 1000, 2)} | ${cpuCells(x.cpu, x.arm === 'bare')} | ${x.arm === 'bare' ? '—' : fixed(x.cpu.statements, 2)} | ${fixed(100 * x.cpu.machineBusy)}% |`,
+    ),
+    '',
+    `What bounds it (load average ${fixed(r.loadAverage.before, 1)} before the run, ${fixed(r.loadAverage.after, 1)} after, on ${r.machine.split(' ')[0]} cores):`,
+    '',
+    ...findings(r, platform, bare),
+    '',
+    '![event-to-first-attempt distribution, and deliveries per second of each round by arm](benchmarks-webhooks.svg)',
+    END,
+  ];
+  const section = lines.join('\n');
+  if (write) {
+    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
+    writeFileSync(SVG, svgOf(r));
+  }
+  return [
+    `platform ${fixed(platform.perSecond)} deliveries/s (events published at ${fixed(platform.published)}/s)`,
+    `bare ${fixed(bare.perSecond)} requests/s`,
+    `ratio ${fixed(ratio, 3)} (goal >= ${TARGET_RATIO}: ${met ? 'met' : 'missed'})`,
+    `actors CPU ${cpuPer1000(platform.actors)} s per 1000 deliveries; ${fixed(platform.statements, 2)} SQL statements per delivery (${fixed(platform.webhookStatements, 2)} on webhook tables)`,
+    `event -> first attempt at ${l.rate}/s: p50 ${fixed(l.p50Ms, 2)} ms, p90 ${fixed(l.p90Ms, 2)} ms, p99 ${fixed(l.p99Ms, 2)} ms, max ${fixed(l.maxMs, 2)} ms (p99 goal < ${TARGET_P99_MS} ms: ${latencyMet ? 'met' : 'missed'})`,
+    write ? 'written to docs/benchmarks.md and docs/benchmarks-webhooks.svg' : 'not written (BENCH_WRITE=0)',
+  ];
+}
