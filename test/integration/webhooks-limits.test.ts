@@ -43,6 +43,7 @@ describe('mail webhooks: the 10-second limit and slow endpoints', function () {
 
     await p.publish('delivered');
     await slow.waitFor(2, 5_000);
+    await fast.waitFor(1, 5_000);
     // While both slow attempts are in flight, five more events reach the fast endpoint.
     for (let i = 0; i < 5; i++) {
       const before = fast.requests.length;

@@ -149,7 +149,14 @@ export {
 export type { DeliveryMetrics } from './webhooks/delivery-metrics.ts';
 export { deliveryMetrics } from './webhooks/delivery-metrics.ts';
 export { createPostgresDeliveryStore } from './webhooks/delivery-store.postgres.ts';
-export type { DeliveryHead, DeliveryStore, RecordedAttempt } from './webhooks/delivery-store.ts';
+export type {
+  AttemptOutcome,
+  DeliveryStore,
+  DeliveryWindow,
+  EndpointForAttempt,
+  PendingDelivery,
+  RecordedAttempt,
+} from './webhooks/delivery-store.ts';
 export { WEBHOOK_ENDPOINT_KIND, webhookEndpointActorKind } from './webhooks/endpoint-actor.ts';
 export { createPostgresWebhookEndpointStore } from './webhooks/endpoint-store.postgres.ts';
 export type {

@@ -3,7 +3,7 @@
 // endpoint effects and the auto-disable threshold, failing without a request, and the due scan.
 import { expect } from 'chai';
 import type { AttemptDecision } from '../webhooks/delivery-logic.ts';
-import type { DeliveryStore } from '../webhooks/delivery-store.ts';
+import type { AttemptOutcome, DeliveryStore, RecordedAttempt } from '../webhooks/delivery-store.ts';
 
 export interface StoredDelivery {
   status: 'pending' | 'succeeded' | 'failed';
@@ -51,22 +51,52 @@ const failedForGood = decision({
 export function describeDeliveryStore(name: string, factory: () => Promise<DeliveryStoreFixture>): void {
   describe(`DeliveryStore conformance: ${name}`, () => {
     let f: DeliveryStoreFixture;
+    const record = async (outcome: AttemptOutcome): Promise<RecordedAttempt> =>
+      (await f.store.recordAttempts([outcome]))[0]!;
     beforeEach(async () => {
       f = await factory();
     });
 
-    it('reads the lowest-seq pending delivery with its endpoint; none without one', async () => {
+    it('reads a window of pending deliveries in seq order with their endpoint; none without one', async () => {
       const ep = await f.endpoint();
       await f.delivery(ep, { status: 'succeeded', attempts: 1 });
       const first = await f.delivery(ep);
-      await f.delivery(ep);
-      const head = await f.store.head(ep);
-      expect(head!.delivery).to.include({ id: first, attempts: 0, maxAttempts: 5, nextAttemptAtMs: NOW });
-      expect(head!.endpoint).to.include({ id: ep, live: true });
-      expect(await f.store.head(await f.endpoint())).to.equal(null);
+      const second = await f.delivery(ep);
+      const third = await f.delivery(ep);
+      const win = await f.store.window(ep, 2);
+      expect(win!.deliveries.map((d) => d.id)).to.deep.equal([first, second]);
+      expect(win!.deliveries[0]).to.include({ attempts: 0, maxAttempts: 5, nextAttemptAtMs: NOW });
+      expect(win!.endpoint).to.include({ id: ep, live: true });
+      expect((await f.store.window(ep, 32))!.deliveries.map((d) => d.id)).to.deep.equal([
+        first,
+        second,
+        third,
+      ]);
+      expect(await f.store.window(await f.endpoint(), 32)).to.equal(null);
       const off = await f.endpoint({ enabled: false });
       await f.delivery(off);
-      expect((await f.store.head(off))!.endpoint.live).to.equal(false);
+      expect((await f.store.window(off, 32))!.endpoint.live).to.equal(false);
+    });
+
+    it('stores a group of outcomes in one write, answering each in order with its endpoint as it now is', async () => {
+      const a = await f.endpoint();
+      const b = await f.endpoint();
+      const c = await f.endpoint();
+      const [da, db, dc] = [await f.delivery(a), await f.delivery(b), await f.delivery(c)];
+      await f.setEnabled(b, false);
+      const answers = await f.store.recordAttempts([
+        { deliveryId: da, endpointId: a, seenAttempts: 0, attemptedAtMs: NOW, decision: decision({}) },
+        { deliveryId: db, endpointId: b, seenAttempts: 0, attemptedAtMs: NOW, decision: decision({}) },
+        // Fenced out: the delivery had no attempt 3.
+        { deliveryId: dc, endpointId: c, seenAttempts: 3, attemptedAtMs: NOW, decision: decision({}) },
+      ]);
+      expect(answers.map((x) => [x.recorded, x.endpoint?.id, x.endpoint?.live])).to.deep.equal([
+        [true, a, true],
+        [true, b, false],
+        [false, c, true],
+      ]);
+      expect((await f.read(dc)).attempts).to.equal(0);
+      expect(await f.store.recordAttempts([])).to.deep.equal([]);
     });
 
     it('stores an outcome once, fenced on the attempts read', async () => {
@@ -79,8 +109,8 @@ export function describeDeliveryStore(name: string, factory: () => Promise<Deliv
         attemptedAtMs: NOW,
         decision: decision({}),
       };
-      expect(await f.store.recordAttempt(input)).to.deep.equal({ recorded: true, disabledEndpoint: null });
-      expect(await f.store.recordAttempt(input)).to.deep.equal({ recorded: false, disabledEndpoint: null });
+      expect(await record(input)).to.deep.include({ recorded: true, disabledEndpoint: null });
+      expect(await record(input)).to.deep.include({ recorded: false, disabledEndpoint: null });
       expect(await f.read(id)).to.deep.equal({
         status: 'pending',
         attempts: 1,
@@ -96,7 +126,7 @@ export function describeDeliveryStore(name: string, factory: () => Promise<Deliv
       const outcomes: Array<string | null> = [];
       for (let i = 1; i <= 4; i++) {
         const id = await f.delivery(ep, { attempts: 4 });
-        const out = await f.store.recordAttempt({
+        const out = await record({
           deliveryId: id,
           endpointId: ep,
           seenAttempts: 4,
@@ -112,7 +142,7 @@ export function describeDeliveryStore(name: string, factory: () => Promise<Deliv
 
     it('a success resets the count; a 410 disables as gone; a retry with attempts left changes nothing', async () => {
       const ep = await f.endpoint({ consecutiveFailures: 2 });
-      await f.store.recordAttempt({
+      await record({
         deliveryId: await f.delivery(ep),
         endpointId: ep,
         seenAttempts: 0,
@@ -120,7 +150,7 @@ export function describeDeliveryStore(name: string, factory: () => Promise<Deliv
         decision: decision({ status: 'pending' }),
       });
       expect(await f.endpointState(ep)).to.deep.equal({ enabled: true, consecutiveFailures: 2 });
-      await f.store.recordAttempt({
+      await record({
         deliveryId: await f.delivery(ep),
         endpointId: ep,
         seenAttempts: 0,
@@ -134,7 +164,7 @@ export function describeDeliveryStore(name: string, factory: () => Promise<Deliv
         }),
       });
       expect(await f.endpointState(ep)).to.deep.equal({ enabled: true, consecutiveFailures: 0 });
-      const gone = await f.store.recordAttempt({
+      const gone = await record({
         deliveryId: await f.delivery(ep),
         endpointId: ep,
         seenAttempts: 0,

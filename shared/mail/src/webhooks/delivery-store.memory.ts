@@ -1,7 +1,7 @@
 // DeliveryStore in memory, for the endpoint loops' unit tests only (the platform's is .postgres):
 // the same fencing and endpoint effects, on plain objects the tests arrange and inspect.
 import { AUTO_DISABLE_AFTER_FAILURES } from './delivery-logic.ts';
-import type { DeliveryHead, DeliveryStore } from './delivery-store.ts';
+import type { DeliveryStore, DeliveryWindow, EndpointForAttempt, RecordedAttempt } from './delivery-store.ts';
 
 export interface MemoryEndpoint {
   id: string;
@@ -35,6 +35,13 @@ export interface MemoryDeliveryStore extends DeliveryStore {
   failNext(count: number): void;
 }
 
+const endpointView = (e: MemoryEndpoint): EndpointForAttempt => ({
+  id: e.id,
+  url: e.url,
+  live: e.enabled && !e.deleted,
+  secretSealed: e.secretSealed,
+});
+
 export function createMemoryDeliveryStore(): MemoryDeliveryStore {
   const endpoints = new Map<string, MemoryEndpoint>();
   const deliveries: MemoryDelivery[] = [];
@@ -56,13 +63,14 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
     failNext(count) {
       failures = count;
     },
-    async head(endpointId): Promise<DeliveryHead | null> {
+    async window(endpointId, limit): Promise<DeliveryWindow | null> {
       maybeFail();
       const e = endpoints.get(endpointId);
-      const d = pendingOf(endpointId)[0];
-      if (!e || !d) return null;
+      const pending = pendingOf(endpointId).slice(0, limit);
+      if (!e || pending.length === 0) return null;
       return {
-        delivery: {
+        endpoint: endpointView(e),
+        deliveries: pending.map((d) => ({
           id: d.id,
           seq: d.seq,
           eventType: d.eventType,
@@ -70,8 +78,7 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
           attempts: d.attempts,
           maxAttempts: d.maxAttempts,
           nextAttemptAtMs: d.nextAttemptAtMs ?? 0,
-        },
-        endpoint: { id: e.id, url: e.url, live: e.enabled && !e.deleted, secretSealed: e.secretSealed },
+        })),
       };
     },
     async failWithoutRequest(endpointId, nowMs) {
@@ -86,34 +93,41 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
       }
       return pending.length;
     },
-    async recordAttempt({ deliveryId, endpointId, seenAttempts, attemptedAtMs, decision }) {
+    async recordAttempts(outcomes) {
       maybeFail();
-      const d = deliveries.find((x) => x.id === deliveryId);
-      if (d?.status !== 'pending' || d.attempts !== seenAttempts)
-        return { recorded: false, disabledEndpoint: null };
-      Object.assign(d, {
-        attempts: d.attempts + 1,
-        status: decision.status,
-        nextAttemptAtMs: decision.nextAttemptAtMs,
-        lastAttemptAtMs: attemptedAtMs,
-        responseStatus: decision.responseStatus,
-        lastError: decision.lastError,
-      });
-      const e = endpoints.get(endpointId)!;
-      let disabledEndpoint: 'gone' | 'failures' | null = null;
-      if (decision.endpoint === 'reset') e.consecutiveFailures = 0;
-      if (decision.endpoint === 'gone' && e.enabled) {
-        e.enabled = false;
-        disabledEndpoint = 'gone';
-      }
-      if (decision.endpoint === 'failed_for_good') {
-        e.consecutiveFailures++;
-        if (e.consecutiveFailures >= AUTO_DISABLE_AFTER_FAILURES && e.enabled) {
-          e.enabled = false;
-          disabledEndpoint = 'failures';
-        }
-      }
-      return { recorded: true, disabledEndpoint };
+      return outcomes.map(
+        ({ deliveryId, endpointId, seenAttempts, attemptedAtMs, decision }): RecordedAttempt => {
+          const e = endpoints.get(endpointId);
+          const d = deliveries.find((x) => x.id === deliveryId);
+          if (d?.status !== 'pending' || d.attempts !== seenAttempts) {
+            return { recorded: false, disabledEndpoint: null, endpoint: e ? endpointView(e) : null };
+          }
+          Object.assign(d, {
+            attempts: d.attempts + 1,
+            status: decision.status,
+            nextAttemptAtMs: decision.nextAttemptAtMs,
+            lastAttemptAtMs: attemptedAtMs,
+            responseStatus: decision.responseStatus,
+            lastError: decision.lastError,
+          });
+          let disabledEndpoint: 'gone' | 'failures' | null = null;
+          if (e) {
+            if (decision.endpoint === 'reset') e.consecutiveFailures = 0;
+            if (decision.endpoint === 'gone' && e.enabled) {
+              e.enabled = false;
+              disabledEndpoint = 'gone';
+            }
+            if (decision.endpoint === 'failed_for_good') {
+              e.consecutiveFailures++;
+              if (e.consecutiveFailures >= AUTO_DISABLE_AFTER_FAILURES && e.enabled) {
+                e.enabled = false;
+                disabledEndpoint = 'failures';
+              }
+            }
+          }
+          return { recorded: true, disabledEndpoint, endpoint: e ? endpointView(e) : null };
+        },
+      );
     },
     async endpointsDue(nowMs, limit, productIds) {
       maybeFail();

@@ -1,10 +1,11 @@
-// DeliveryStore over PostgreSQL: each method is one statement, so an attempt costs one read (the
-// head, joined with its endpoint) and one write (the outcome, with the endpoint's count).
+// DeliveryStore over PostgreSQL: each method is one statement. A loop reads a window of its
+// endpoint's pending deliveries at once, and the outcomes of many endpoints' attempts share one
+// write (with their endpoints' counts), which also answers each endpoint's current state.
 import type { Knex } from 'knex';
 import { AUTO_DISABLE_AFTER_FAILURES } from './delivery-logic.ts';
-import type { DeliveryHead, DeliveryStore, RecordedAttempt } from './delivery-store.ts';
+import type { DeliveryStore, DeliveryWindow, RecordedAttempt } from './delivery-store.ts';
 
-interface HeadRow {
+interface WindowRow {
   endpoint_id: string;
   url: string;
   enabled: boolean;
@@ -19,10 +20,19 @@ interface HeadRow {
   next_attempt_at: Date | null;
 }
 
+interface OutcomeRow {
+  recorded: boolean;
+  disabled: 'gone' | 'failures' | null;
+  endpoint_id: string | null;
+  url: string | null;
+  live: boolean | null;
+  secret_sealed: string | null;
+}
+
 export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
   return {
-    async head(endpointId): Promise<DeliveryHead | null> {
-      const { rows } = await db.raw<{ rows: HeadRow[] }>(
+    async window(endpointId, limit): Promise<DeliveryWindow | null> {
+      const { rows } = await db.raw<{ rows: WindowRow[] }>(
         `select e.id as endpoint_id, e.url, e.enabled, e.deleted_at, e.secret_sealed,
                 d.id, d.seq, d.event_type, d.payload, d.attempts, d.max_attempts, d.next_attempt_at
            from mail_webhook_endpoints e
@@ -31,29 +41,30 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
                from mail_webhook_deliveries
               where endpoint_id = e.id and status = 'pending'
               order by seq
-              limit 1
+              limit ?
            ) d on true
-          where e.id = ?`,
-        [endpointId],
+          where e.id = ?
+          order by d.seq`,
+        [limit, endpointId],
       );
-      const r = rows[0];
-      if (!r || r.id === null) return null;
+      const first = rows[0];
+      if (!first) return null;
       return {
-        delivery: {
-          id: r.id,
+        endpoint: {
+          id: first.endpoint_id,
+          url: first.url,
+          live: first.enabled && first.deleted_at === null,
+          secretSealed: first.secret_sealed,
+        },
+        deliveries: rows.map((r) => ({
+          id: r.id!,
           seq: Number(r.seq),
           eventType: r.event_type,
           payload: r.payload,
           attempts: r.attempts,
           maxAttempts: r.max_attempts,
           nextAttemptAtMs: r.next_attempt_at?.getTime() ?? 0,
-        },
-        endpoint: {
-          id: r.endpoint_id,
-          url: r.url,
-          live: r.enabled && r.deleted_at === null,
-          secretSealed: r.secret_sealed,
-        },
+        })),
       };
     },
 
@@ -70,55 +81,82 @@ export function createPostgresDeliveryStore(db: Knex): DeliveryStore {
       return rowCount ?? 0;
     },
 
-    async recordAttempt({ deliveryId, endpointId, seenAttempts, attemptedAtMs, decision }) {
-      const { rows } = await db.raw<{ rows: Array<{ recorded: boolean; disabled: string | null }> }>(
-        `with d as (
-           update mail_webhook_deliveries
-              set attempts = attempts + 1, status = :status, next_attempt_at = :next,
-                  last_attempt_at = :at, response_status = :responseStatus, last_error = :lastError
-            where id = :deliveryId and status = 'pending' and attempts = :seen
-           returning id
-         ), before as (
-           select enabled from mail_webhook_endpoints where id = :endpointId
+    async recordAttempts(outcomes) {
+      if (outcomes.length === 0) return [];
+      // One statement for the whole group: the outcomes travel as one jsonb value; an endpoint
+      // has one attempt in flight at a time, so it appears at most once. The endpoint state
+      // answered is the one the next attempt goes by (the updated row where this write changed
+      // it, else the row as it stood).
+      const { rows } = await db.raw<{ rows: OutcomeRow[] }>(
+        `with v as (
+           select * from jsonb_to_recordset(?::jsonb)
+             as v(ord int, delivery_id uuid, endpoint_id uuid, seen int, status text, next_at timestamptz,
+                  at timestamptz, response_status int, last_error text, effect text)
+         ), d as (
+           update mail_webhook_deliveries d
+              set attempts = d.attempts + 1, status = v.status, next_attempt_at = v.next_at,
+                  last_attempt_at = v.at, response_status = v.response_status, last_error = v.last_error
+             from v
+            where d.id = v.delivery_id and d.status = 'pending' and d.attempts = v.seen
+           returning d.id, v.endpoint_id, v.effect
          ), e as (
-           update mail_webhook_endpoints
-              set consecutive_failures = case :effect
+           update mail_webhook_endpoints e
+              set consecutive_failures = case d.effect
                     when 'reset' then 0
-                    when 'failed_for_good' then consecutive_failures + 1
-                    else consecutive_failures end,
+                    when 'failed_for_good' then e.consecutive_failures + 1
+                    else e.consecutive_failures end,
                   enabled = case
-                    when :effect = 'gone' then false
-                    when :effect = 'failed_for_good' and consecutive_failures + 1 >= :threshold then false
-                    else enabled end,
+                    when d.effect = 'gone' then false
+                    when d.effect = 'failed_for_good' and e.consecutive_failures + 1 >= ? then false
+                    else e.enabled end,
                   disabled_reason = case
-                    when enabled and :effect = 'gone' then 'gone'
-                    when enabled and :effect = 'failed_for_good' and consecutive_failures + 1 >= :threshold
+                    when e.enabled and d.effect = 'gone' then 'gone'
+                    when e.enabled and d.effect = 'failed_for_good' and e.consecutive_failures + 1 >= ?
                       then 'failures'
-                    else disabled_reason end
-            where id = :endpointId and exists (select 1 from d)
-              and (:effect in ('failed_for_good', 'gone') or (:effect = 'reset' and consecutive_failures <> 0))
-           returning (case when not enabled and (select enabled from before) then disabled_reason end) as disabled
+                    else e.disabled_reason end
+             from d
+            where e.id = d.endpoint_id
+              and (d.effect in ('failed_for_good', 'gone') or (d.effect = 'reset' and e.consecutive_failures <> 0))
+           returning e.id, e.enabled, e.disabled_reason
          )
-         select exists (select 1 from d) as recorded,
-                (select disabled from e) as disabled`,
-        {
-          status: decision.status,
-          next: decision.nextAttemptAtMs === null ? null : new Date(decision.nextAttemptAtMs),
-          at: new Date(attemptedAtMs),
-          responseStatus: decision.responseStatus,
-          lastError: decision.lastError,
-          deliveryId,
-          seen: seenAttempts,
-          effect: decision.endpoint,
-          threshold: AUTO_DISABLE_AFTER_FAILURES,
-          endpointId,
-        },
+         select d.id is not null as recorded,
+                case when e.id is not null and not e.enabled and cur.enabled then e.disabled_reason end as disabled,
+                cur.id as endpoint_id, cur.url, cur.secret_sealed,
+                coalesce(e.enabled, cur.enabled) and cur.deleted_at is null as live
+           from v
+           left join d on d.id = v.delivery_id
+           left join e on e.id = v.endpoint_id
+           left join mail_webhook_endpoints cur on cur.id = v.endpoint_id
+          order by v.ord`,
+        [
+          JSON.stringify(
+            outcomes.map((o, ord) => ({
+              ord,
+              delivery_id: o.deliveryId,
+              endpoint_id: o.endpointId,
+              seen: o.seenAttempts,
+              status: o.decision.status,
+              next_at: o.decision.nextAttemptAtMs === null ? null : new Date(o.decision.nextAttemptAtMs),
+              at: new Date(o.attemptedAtMs),
+              response_status: o.decision.responseStatus,
+              last_error: o.decision.lastError,
+              effect: o.decision.endpoint,
+            })),
+          ),
+          AUTO_DISABLE_AFTER_FAILURES,
+          AUTO_DISABLE_AFTER_FAILURES,
+        ],
       );
-      const row = rows[0]!;
-      return {
-        recorded: row.recorded,
-        disabledEndpoint: (row.disabled as RecordedAttempt['disabledEndpoint']) ?? null,
-      };
+      return rows.map(
+        (r): RecordedAttempt => ({
+          recorded: r.recorded,
+          disabledEndpoint: r.disabled,
+          endpoint:
+            r.endpoint_id === null
+              ? null
+              : { id: r.endpoint_id, url: r.url!, live: r.live === true, secretSealed: r.secret_sealed! },
+        }),
+      );
     },
 
     async endpointsDue(nowMs, limit, productIds) {

@@ -17,13 +17,17 @@ import {
 } from '@lattice/core';
 import { type AttemptAnswer, decideAfterAttempt, type RetrySchedule } from './delivery-logic.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
-import type { DeliveryHead, DeliveryStore } from './delivery-store.ts';
+import type { DeliveryStore, EndpointForAttempt, PendingDelivery } from './delivery-store.ts';
+import { createOutcomeWriter } from './outcome-writer.ts';
 import { signWebhook, WEBHOOK_SECRET_PURPOSE, webhookSecretKey } from './webhook-signature.ts';
 
 /** Sends one signed attempt (webhook-request.ts in production). */
 export interface WebhookPoster {
   post(url: string, headers: Record<string, string>, body: string): Promise<AttemptAnswer>;
 }
+
+/** Pending deliveries read at once; the next window is read when these are done. */
+const WINDOW_SIZE = 32;
 
 export interface EndpointWorkersDeps {
   store: DeliveryStore;
@@ -69,6 +73,7 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
   const secretKeys = new Map<string, Buffer>();
   let owned = new Set<number>();
   let closed = false;
+  const outcomes = createOutcomeWriter(store);
 
   function secretKeyOf(sealed: string): Buffer {
     let key = secretKeys.get(sealed);
@@ -133,34 +138,49 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     loop.timer = timer;
   }
 
-  /** Attempts the endpoint's due deliveries in order until none is left or the oldest must wait. */
+  /**
+   * Attempts the endpoint's due deliveries in order until none is left or the oldest must wait.
+   * Deliveries are read a window at a time; the endpoint's state for each attempt is the one the
+   * previous outcome's write answered, so a disable or a new URL applies from the next attempt.
+   */
   async function drain(loop: Loop): Promise<void> {
     let idleFailures = 0;
-    while (!loop.stopped && !closed) {
-      const head = await store.head(loop.endpointId);
-      if (!head) return;
-      const nowMs = scheduler.nowMs();
-      const dueInMs = head.delivery.nextAttemptAtMs - nowMs;
-      if (dueInMs > 0) {
-        wakeLater(loop, dueInMs);
-        return;
+    for (;;) {
+      if (loop.stopped || closed) return;
+      const window = await store.window(loop.endpointId, WINDOW_SIZE);
+      if (!window) return;
+      let endpoint = window.endpoint;
+      for (const delivery of window.deliveries) {
+        if (loop.stopped || closed) return;
+        const nowMs = scheduler.nowMs();
+        const dueInMs = delivery.nextAttemptAtMs - nowMs;
+        if (dueInMs > 0) {
+          wakeLater(loop, dueInMs);
+          return;
+        }
+        // Disabled or deleted: what is due now fails without a request (spec "Webhook delivery":
+        // "Attempt due"); an oldest delivery waiting for its retry waits on, so a short disable
+        // does not throw the backlog away.
+        if (!endpoint.live) {
+          const failed = await store.failWithoutRequest(loop.endpointId, nowMs);
+          metrics.deliveries.inc({ status: 'failed_without_request' }, failed);
+          // Zero: re-enabled meanwhile; read again, but never spin on a disagreement.
+          if (failed === 0 && ++idleFailures > 2) return;
+          break;
+        }
+        const outcome = await attempt(loop, endpoint, delivery);
+        // Another owner stored this attempt, or the delivery waits for a retry: read again.
+        if (!outcome.recorded || outcome.pending) break;
+        if (outcome.endpoint) endpoint = outcome.endpoint;
       }
-      // Disabled or deleted: what is due now fails without a request (spec "Webhook delivery":
-      // "Attempt due"); an oldest delivery waiting for its retry waits on, so a short disable
-      // does not throw the backlog away.
-      if (!head.endpoint.live) {
-        const failed = await store.failWithoutRequest(loop.endpointId, nowMs);
-        metrics.deliveries.inc({ status: 'failed_without_request' }, failed);
-        // Zero: re-enabled between the two reads; read again, but never spin on a disagreement.
-        if (failed === 0 && ++idleFailures > 2) return;
-        continue;
-      }
-      await attempt(loop, head);
     }
   }
 
-  async function attempt(loop: Loop, head: DeliveryHead): Promise<void> {
-    const { delivery, endpoint } = head;
+  async function attempt(
+    loop: Loop,
+    endpoint: EndpointForAttempt,
+    delivery: PendingDelivery,
+  ): Promise<{ recorded: boolean; pending: boolean; endpoint: EndpointForAttempt | null }> {
     let answer: AttemptAnswer;
     try {
       const key = secretKeyOf(endpoint.secretSealed);
@@ -189,7 +209,7 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     // (then its next owner makes the attempt again; it counts once).
     const recorded = await retryWithBackoff(
       () =>
-        store.recordAttempt({
+        outcomes.record({
           deliveryId: delivery.id,
           endpointId: endpoint.id,
           seenAttempts: delivery.attempts,
@@ -211,13 +231,14 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     );
     if (!recorded.recorded) {
       metrics.overtaken.inc();
-      return;
+      return { recorded: false, pending: false, endpoint: recorded.endpoint };
     }
     if (decision.status !== 'pending') metrics.deliveries.inc({ status: decision.status });
     if (recorded.disabledEndpoint) {
       metrics.disabled.inc({ reason: recorded.disabledEndpoint });
       log.warn({ endpointId: endpoint.id, reason: recorded.disabledEndpoint }, 'webhook endpoint disabled');
     }
+    return { recorded: true, pending: decision.status === 'pending', endpoint: recorded.endpoint };
   }
 
   return {

@@ -1,6 +1,6 @@
 // The webhook fan-out kind on `mail.events` (its own consumer group beside the email-state
 // actor's): each event becomes one pending delivery per subscribed enabled endpoint, recorded in
-// PostgreSQL, then a record on `mail.webhook-deliveries` per delivery wakes the endpoint's actor.
+// PostgreSQL, then a record on `mail.webhook-deliveries` per endpoint wakes the endpoint's actor.
 // The offset is committed only after both; a replay records nothing twice (deliveries are
 // idempotent on event and endpoint) and wakes what is still pending again, which is harmless.
 
@@ -51,7 +51,11 @@ export function webhookFanoutActorKind(deps: WebhookFanoutDeps): ActorKind<MailE
             throw err;
           }
           if (pending.length === 0) return;
-          await deps.wake.publish(pending);
+          // One wake per endpoint (its oldest pending delivery here): its loop reads the rest.
+          const firstPerEndpoint = new Map<string, (typeof pending)[number]>();
+          for (const d of pending)
+            if (!firstPerEndpoint.has(d.endpoint_id)) firstPerEndpoint.set(d.endpoint_id, d);
+          await deps.wake.publish([...firstPerEndpoint.values()]);
           deps.metrics.recorded.inc(pending.length);
         },
       };
