@@ -33,15 +33,16 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('mail_webhook_deliveries', (t) => {
-    // nameBasedUuid(event, endpoint): the same event never makes two deliveries to one endpoint.
+    // nameBasedUuid(event, endpoint): the primary key is what makes one delivery per event and
+    // endpoint, so no second unique index is paid for on every insert.
     t.uuid('id').primary();
     // The fan-out's recording order: an endpoint's deliveries are sent in `seq` order.
     t.bigIncrements('seq', { primaryKey: false });
-    t.uuid('endpoint_id')
-      .notNullable()
-      .references('id')
-      .inTable('mail_webhook_endpoints')
-      .onDelete('CASCADE');
+    // No foreign key: its check would lock the endpoint's row (FOR KEY SHARE) for every delivery
+    // inserted, and the fan-out inserts an endpoint's deliveries from many emails at once.
+    // Endpoints are never removed (a delete is soft); a product's deletion leaves its deliveries
+    // unreachable (every read goes through a live endpoint of the product).
+    t.uuid('endpoint_id').notNullable();
     t.uuid('product_id').notNullable();
     t.uuid('event_id').notNullable();
     t.text('event_type').notNullable();
@@ -56,19 +57,15 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('response_status').nullable();
     t.text('last_error').nullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.unique(['event_id', 'endpoint_id']);
     t.index(['endpoint_id', 'seq']);
   });
   await knex.raw(`
     alter table mail_webhook_deliveries
       add constraint mail_webhook_deliveries_status_check check (status in ('pending', 'succeeded', 'failed'))`);
-  // The endpoint actor's head-of-queue read, and the wake sweep's scan of due deliveries.
+  // The endpoint loops' window read and the wake sweep's scan of each endpoint's oldest pending
+  // delivery. (Nothing else is indexed: every index is paid for by every delivery's two writes.)
   await knex.raw(
     `create index mail_webhook_deliveries_pending on mail_webhook_deliveries (endpoint_id, seq)
-       where status = 'pending'`,
-  );
-  await knex.raw(
-    `create index mail_webhook_deliveries_due on mail_webhook_deliveries (next_attempt_at)
        where status = 'pending'`,
   );
 }

@@ -73,7 +73,7 @@ export function createPostgresFanoutStore(db: Knex): FanoutStore {
              from jsonb_to_recordset(?::jsonb)
                as r(ord int, id uuid, endpoint_id uuid, product_id uuid, event_id uuid, event_type text, payload text)
             order by ord
-           on conflict (event_id, endpoint_id) do nothing
+           on conflict (id) do nothing
            returning id, endpoint_id, product_id, event_type, seq, created_at
          )
          select * from ins
