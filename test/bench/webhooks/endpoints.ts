@@ -47,13 +47,10 @@ export async function insertEndpoints(b: Bench, tag: string, count: number): Pro
 
 /** Removes a measurement's endpoints and their deliveries, so the next fans out to its own only. */
 export async function deleteEndpoints(b: Bench, endpoints: readonly BenchEndpoint[]): Promise<void> {
-  await b
-    .db('mail_webhook_endpoints')
-    .whereIn(
-      'id',
-      endpoints.map((e) => e.id),
-    )
-    .delete();
+  const ids = endpoints.map((e) => e.id);
+  // Deliveries first: they have no foreign key to cascade by (see migration 0008).
+  await b.db('mail_webhook_deliveries').whereIn('endpoint_id', ids).delete();
+  await b.db('mail_webhook_endpoints').whereIn('id', ids).delete();
 }
 
 /**
