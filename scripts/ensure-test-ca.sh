@@ -18,6 +18,11 @@ complete() {
 
 if ! complete "$dir"; then
   openssl=${OPENSSL:-openssl}
+  if ! command -v "$openssl" >/dev/null 2>&1; then
+    echo "lattice: installing openssl (Debian package) for the test CA…" >&2
+    if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+    $sudo apt-get install -y -q openssl >&2 || { $sudo apt-get update -q >&2 && $sudo apt-get install -y -q openssl >&2; }
+  fi
   mkdir -p "$PWD/.lattice"
   # Built beside the final place and renamed into it, so a suite started at the same time never
   # sees half a directory.
