@@ -31,7 +31,7 @@ export function createOutcomeWriter(store: Pick<DeliveryStore, 'recordAttempts'>
     queue = queue.slice(group.length);
     try {
       const answers = await store.recordAttempts(group.map((q) => q.outcome));
-      group.forEach((q, i) => q.resolve(answers[i]!));
+      for (const [i, q] of group.entries()) q.resolve(answers[i]!);
     } catch (err) {
       for (const q of group) q.reject(err);
     } finally {
