@@ -1,8 +1,8 @@
 // The edge benchmark's report: a section of docs/benchmarks.md (between markers, so other
 // benchmarks can share the page) with the table, an ASCII chart, and an SVG of throughput per
 // second written beside it.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { withSection } from '../support/doc-section.ts';
+import { writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from '../support/doc-section.ts';
 
 export interface RoundResult {
   label: string;
@@ -25,7 +25,6 @@ export interface BenchReport {
   rounds: RoundResult[];
 }
 
-const DOC = new URL('../../../docs/benchmarks.md', import.meta.url);
 const SVG = new URL('../../../docs/benchmarks-edge.svg', import.meta.url);
 const START = '<!-- bench:edge:start -->';
 const END = '<!-- bench:edge:end -->';
@@ -205,14 +204,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
   ].join('\n');
 
   if (write) {
-    let doc: string;
-    try {
-      doc = readFileSync(DOC, 'utf8');
-    } catch {
-      doc =
-        '# Benchmarks\n\nMeasured on the project machine; each section names the command that produced it.\n\n';
-    }
-    writeFileSync(DOC, withSection(doc, START, END, section));
+    writeBenchmarkSection(START, END, section);
     writeFileSync(SVG, svgOf(report));
   }
   return [

@@ -1,10 +1,5 @@
-// The gateway benchmark's report: a section of docs/benchmarks.md (between its markers, so other
-// benchmarks share the page) and docs/benchmarks-gateway.svg beside it (bar charts drawn by hand:
-// deliveries per second at saturation and server CPU per delivery at the fixed rate, per shape).
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { withSection } from '../support/doc-section.ts';
+import { writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from '../support/doc-section.ts';
 import type { PhaseResult, Shape } from './fan-out.ts';
 import type { VariantName } from './messages.ts';
 import type { LatencyResult, MemoryResult } from './platform-phases.ts';
@@ -42,7 +37,6 @@ export interface BenchReport {
   loadAverage: { before: number; after: number };
 }
 
-const DOC = new URL('../../../docs/benchmarks.md', import.meta.url);
 const SVG = new URL('../../../docs/benchmarks-gateway.svg', import.meta.url);
 const START = '<!-- bench:gateway:start -->';
 const END = '<!-- bench:gateway:end -->';
@@ -341,15 +335,8 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
   ].join('\n');
 
   if (write) {
-    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
+    writeBenchmarkSection(START, END, section);
     writeFileSync(SVG, svgOf(report, summaries));
-    // The page as `npm run format` leaves it (aligned tables), so `npm run lint` stays clean.
-    const biome = fileURLToPath(new URL('../../../node_modules/.bin/biome', import.meta.url));
-    try {
-      execFileSync(biome, ['format', '--write', fileURLToPath(DOC)], { stdio: 'ignore' });
-    } catch {
-      // Not formatted: `npm run format` does it.
-    }
   }
   return [
     ...report.shapes.flatMap((shape) =>

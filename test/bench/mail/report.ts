@@ -1,8 +1,8 @@
 // The mail benchmark's report: its own section of docs/benchmarks.md (between markers, so the
 // other benchmarks' sections stay as they are) and docs/benchmarks-mail.svg beside it (drawn by
 // hand: received messages per second over each round, and the accept latency distribution).
-import { readFileSync, writeFileSync } from 'node:fs';
-import { withSection } from '../support/doc-section.ts';
+import { writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from '../support/doc-section.ts';
 
 /** CPU per message over a measurement, µs; `machine` is every process's (PostgreSQL, Kafka, … too). */
 export interface Cpu {
@@ -94,7 +94,6 @@ export interface BenchResult {
   loadAverage: { before: number; after: number };
 }
 
-const DOC = new URL('../../../docs/benchmarks.md', import.meta.url);
 const SVG = new URL('../../../docs/benchmarks-mail.svg', import.meta.url);
 const START = '<!-- bench:mail:start -->';
 const END = '<!-- bench:mail:end -->';
@@ -417,7 +416,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
   ];
   const section = lines.join('\n');
   if (write) {
-    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
+    writeBenchmarkSection(START, END, section);
     writeFileSync(SVG, svgOf(r));
   }
   return [

@@ -1,8 +1,4 @@
-// The publish benchmark's report: its own section of docs/benchmarks.md, between markers, so the
-// other benchmarks' sections stay as they are.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { withSection } from '../support/doc-section.ts';
+import { writeBenchmarkSection } from '../support/doc-section.ts';
 
 export interface Round {
   label: string;
@@ -30,7 +26,6 @@ export interface BenchResult {
   loadAverage: { before: number; after: number };
 }
 
-const DOC = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const START = '<!-- bench:publish:start -->';
 const END = '<!-- bench:publish:end -->';
 
@@ -140,7 +135,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
   ];
   const section = lines.join('\n');
   if (write) {
-    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
+    writeBenchmarkSection(START, END, section);
   }
   return [
     `e2e ${e2e.perSecond.toFixed(0)} msg/s (p50 ${e2e.p50Ms.toFixed(2)} ms, p99 ${e2e.p99Ms.toFixed(2)} ms)`,

@@ -1,8 +1,8 @@
 // The webhook benchmark's report: its own section of docs/benchmarks.md (between markers, so the
 // other benchmarks' sections stay as they are) and docs/benchmarks-webhooks.svg beside it (drawn
 // by hand: the event-to-first-attempt distribution, and each round's deliveries a second by arm).
-import { readFileSync, writeFileSync } from 'node:fs';
-import { withSection } from '../support/doc-section.ts';
+import { writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from '../support/doc-section.ts';
 import { findings } from './findings.ts';
 
 /** CPU per delivery over a measurement, µs; `machine` is every process's (PostgreSQL, Kafka, … too). */
@@ -105,7 +105,6 @@ export interface BenchResult {
   loadAverage: { before: number; after: number };
 }
 
-const DOC = new URL('../../../docs/benchmarks.md', import.meta.url);
 const SVG = new URL('../../../docs/benchmarks-webhooks.svg', import.meta.url);
 const START = '<!-- bench:webhooks:start -->';
 const END = '<!-- bench:webhooks:end -->';
@@ -387,7 +386,7 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
   ];
   const section = lines.join('\n');
   if (write) {
-    writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), START, END, section));
+    writeBenchmarkSection(START, END, section);
     writeFileSync(SVG, svgOf(r));
   }
   return [
