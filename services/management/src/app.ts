@@ -5,7 +5,9 @@ import type { Logger, MailConfig, SecretKeyring } from '@lattice/core';
 import {
   buildOpenApi,
   buildRouter,
+  buildToolCatalog,
   CATALOG_VERSION_HEADER,
+  catalogRoutes,
   loadSchemaRegistry,
   type OpenApiDocument,
   type RouteDef,
@@ -37,6 +39,7 @@ import { createMailKeyResolver, createRealtimeKeyResolver } from './auth/area-ke
 import { createBearerAuthenticator } from './auth/bearer-authenticator.ts';
 import type { CredentialResolver } from './auth/credential-resolver.ts';
 import { createMemberTokenResolver } from './auth/member-token-resolver.ts';
+import { mcpRouter } from './mcp/mcp-endpoint.ts';
 import { httpMetricsMiddleware } from './metrics.ts';
 import type { KeyChangeNotifier } from './notify/key-change-notifier.ts';
 import { MANAGEMENT_API_INFO, managementCatalog, managementRoutes } from './route-table.ts';
@@ -135,6 +138,16 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     res.set('X-Content-Type-Options', 'nosniff');
     next();
   });
+  // Agent tools over MCP, each call dispatched to the router below (mcp/mcp-endpoint.ts).
+  app.use(
+    mcpRouter({
+      tools: buildToolCatalog(routes, schemas),
+      routes: catalogRoutes(routes),
+      schemas,
+      authenticate,
+      version: catalogVersion,
+    }),
+  );
   app.use(
     buildRouter(routes, {
       schemas,

@@ -18,9 +18,11 @@ export {
   TOOLKITS,
 } from './public-routes.ts';
 export type { Authenticator, Principal, RouteAccess, RouteContext, RouteDef } from './route-def.ts';
-export { DEFAULT_BODY_LIMIT_BYTES } from './route-def.ts';
+export { catalogRoutes, DEFAULT_BODY_LIMIT_BYTES } from './route-def.ts';
 export { buildRouter, operationIdOf } from './router.ts';
+export { dereference as dereferenceSchema } from './schema-refs.ts';
 export type { SchemaRegistry } from './schema-registry.ts';
 export { loadSchemaRegistry } from './schema-registry.ts';
+export type { ToolDefinition } from './tool-catalog.ts';
 export { buildToolCatalog } from './tool-catalog.ts';
 export { createSchemaChecker } from './validation.ts';
