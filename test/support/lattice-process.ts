@@ -5,7 +5,9 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { testConfig } from '@lattice/core/testing';
 
-const BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
+/** The `lattice` command's entry, for tools that spawn it themselves (an MCP stdio client). */
+export const LATTICE_BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
+const BIN = LATTICE_BIN;
 const config = testConfig();
 
 export function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, createLogger, loadConfig } from '@lattice/core';
 import { runBootstrap } from './commands/bootstrap.ts';
 import { runInfra } from './commands/infra.ts';
+import { runMcp } from './commands/mcp.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { ROLES, runStart } from './commands/start.ts';
 import { runTopics } from './commands/topics.ts';
@@ -16,6 +17,8 @@ const USAGE = `lattice <command>
   migrate                            apply database migrations
   topics                             create the Kafka topics of the catalog
   infra up|down|status               local Kafka, Redis and PostgreSQL
+  mcp                                the management API's agent tools over stdio (MCP), with the
+                                     credential of LATTICE_API_KEY against LATTICE_BASE_URL
 
 Configuration comes from the environment (see README: Configuration).`;
 
@@ -49,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
       return runTopics(ctx);
     case 'infra':
       return runInfra(ctx, rest[0]);
+    case 'mcp':
+      return runMcp(ctx);
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 2;

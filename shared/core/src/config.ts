@@ -42,6 +42,8 @@ export interface LatticeConfig {
   mail: MailConfig;
   /** Mail webhook delivery (decisions.md "Webhook delivery defaults"). */
   webhooks: WebhookConfig;
+  /** `lattice mcp`: the management API it serves tools of (LATTICE_BASE_URL) and the credential (LATTICE_API_KEY). */
+  agent: { baseUrl: string; apiKey: string };
   /**
    * LATTICE_SECRET_KEYS as given (`kid:base64url,…`, first current; secret-keyring.ts). Empty: the
    * composition root keeps a generated one in `<dataDir>/secret-keys` (local use only; every host
@@ -270,6 +272,10 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
       retryDelaysMs: webhookRetryDelays(env),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
       allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', null),
+    },
+    agent: {
+      baseUrl: str(env, 'LATTICE_BASE_URL', `http://${host}:${port('MANAGEMENT_PORT', 4000)}`),
+      apiKey: str(env, 'LATTICE_API_KEY', ''),
     },
     secretKeys: str(env, 'LATTICE_SECRET_KEYS', ''),
     logLevel,
