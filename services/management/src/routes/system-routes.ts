@@ -1,14 +1,18 @@
-// Operational endpoints: liveness with a database check, Prometheus metrics and the OpenAPI
-// document. No authentication; not part of the catalog (no OpenAPI operation, no agent tool).
+// Operational endpoints: liveness with a database check, Prometheus metrics, the OpenAPI document
+// and the reference pages made from it. No authentication; not part of the catalog (no OpenAPI
+// operation, no agent tool).
 import { ApiError } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { Db } from '@lattice/store';
 import type { Registry } from 'prom-client';
+import { renderReference } from '../reference/reference-page.ts';
 
 const DB_CHECK_TIMEOUT_MS = 2000;
 
 export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenApiDocument }): RouteDef[] {
   const common = { area: 'system', auth: 'none', operational: true } as const;
+  // Rendered once: the document is fixed for the life of the process.
+  const reference = renderReference(deps.openApi);
   return [
     {
       ...common,
@@ -45,6 +49,15 @@ export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenAp
       summary: 'The OpenAPI 3.1 document of the management API',
       responses: { 200: { contentType: 'application/json' } },
       handler: () => ({ status: 200, body: deps.openApi }),
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/reference',
+      operationId: 'system_reference',
+      summary: 'The human reference, generated from the OpenAPI document',
+      responses: { 200: { contentType: 'text/html', description: 'The reference page' } },
+      handler: () => ({ status: 200, body: reference, contentType: 'text/html; charset=utf-8' }),
     },
   ];
 }
