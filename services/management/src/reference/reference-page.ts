@@ -23,7 +23,7 @@ interface Operation {
   >;
 }
 
-const escape = (text: string): string =>
+const escapeHtml = (text: string): string =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
@@ -31,7 +31,7 @@ const escape = (text: string): string =>
 
 /** Backticked words as code, the rest escaped: descriptions are written in that small markdown. */
 const prose = (text: string | undefined): string =>
-  escape(text ?? '').replace(/`([^`]+)`/g, (_m, code: string) => `<code>${code}</code>`);
+  escapeHtml(text ?? '').replace(/`([^`]+)`/g, (_m, code: string) => `<code>${code}</code>`);
 
 function schemaOf(doc: OpenApiDocument, schema: unknown): unknown {
   const ref = (schema as { $ref?: string } | undefined)?.$ref;
@@ -63,7 +63,7 @@ function answerOf(
   const answer = shared ?? r;
   const schema = answer.content ? Object.values(answer.content)[0]?.schema : undefined;
   const name = (schema as { $ref?: string } | undefined)?.$ref?.split('/').pop();
-  return `<li><strong>${escape(status)}</strong> ${prose(answer.description)}${name ? ` <code>${escape(name)}</code>` : ''}</li>`;
+  return `<li><strong>${escapeHtml(status)}</strong> ${prose(answer.description)}${name ? ` <code>${escapeHtml(name)}</code>` : ''}</li>`;
 }
 
 export function renderReference(doc: OpenApiDocument): string {
@@ -73,10 +73,11 @@ export function renderReference(doc: OpenApiDocument): string {
   const toc = tags
     .map(
       (tag) =>
-        `<li>${escape(tag)}<ul>${ops
+        `<li>${escapeHtml(tag)}<ul>${ops
           .filter((o) => (o.tags?.[0] ?? 'other') === tag)
           .map(
-            (o) => `<li><a href="#${escape(o.operationId)}"><code>${escape(o.operationId)}</code></a></li>`,
+            (o) =>
+              `<li><a href="#${escapeHtml(o.operationId)}"><code>${escapeHtml(o.operationId)}</code></a></li>`,
           )
           .join('')}</ul></li>`,
     )
@@ -86,19 +87,21 @@ export function renderReference(doc: OpenApiDocument): string {
       const params = (o.parameters ?? [])
         .map(
           (p) =>
-            `<tr><td><code>${escape(p.name)}</code></td><td>${escape(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escape(JSON.stringify(p.schema ?? {}))}</code></td><td>${prose(p.description)}</td></tr>`,
+            `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${escapeHtml(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escapeHtml(JSON.stringify(p.schema ?? {}))}</code></td><td>${prose(p.description)}</td></tr>`,
         )
         .join('');
       const body = o.requestBody?.content ? Object.values(o.requestBody.content)[0]?.schema : undefined;
       return [
-        `<section id="${escape(o.operationId)}" aria-labelledby="${escape(o.operationId)}-title">`,
-        `<h3 id="${escape(o.operationId)}-title"><code>${escape(o.operationId)}</code></h3>`,
-        `<p><code>${escape(o.method)} ${escape(o.path)}</code> — ${prose(o.summary)}</p>`,
+        `<section id="${escapeHtml(o.operationId)}" aria-labelledby="${escapeHtml(o.operationId)}-title">`,
+        `<h3 id="${escapeHtml(o.operationId)}-title"><code>${escapeHtml(o.operationId)}</code></h3>`,
+        `<p><code>${escapeHtml(o.method)} ${escapeHtml(o.path)}</code> — ${prose(o.summary)}</p>`,
         o.description ? `<p>${prose(o.description)}</p>` : '',
         params
           ? `<table><caption>Parameters</caption><thead><tr><th scope="col">name</th><th scope="col">in</th><th scope="col">required</th><th scope="col">schema</th><th scope="col">description</th></tr></thead><tbody>${params}</tbody></table>`
           : '',
-        body ? `<h4>Request body</h4><pre>${escape(JSON.stringify(schemaOf(doc, body), null, 2))}</pre>` : '',
+        body
+          ? `<h4>Request body</h4><pre>${escapeHtml(JSON.stringify(schemaOf(doc, body), null, 2))}</pre>`
+          : '',
         `<h4>Answers</h4><ul>${Object.entries(o.responses ?? {})
           .map(([status, r]) => answerOf(doc, status, r))
           .join('')}</ul>`,
@@ -111,8 +114,8 @@ export function renderReference(doc: OpenApiDocument): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="catalog-version" content="${escape(version)}">
-<title>${escape(doc.info.title)}: reference</title>
+<meta name="catalog-version" content="${escapeHtml(version)}">
+<title>${escapeHtml(doc.info.title)}: reference</title>
 <style>
 body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}
 code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{background:#f4f5f7;padding:.75rem;overflow:auto}
@@ -122,8 +125,8 @@ section{border-top:1px solid #d0d4da;margin-top:1.5rem}
 </head>
 <body>
 <header>
-<h1>${escape(doc.info.title)}</h1>
-<p>Catalog version <code>${escape(version)}</code> (as in <a href="/openapi.json"><code>/openapi.json</code></a>; every operation below is also the MCP tool of the same name at <code>/mcp</code>).</p>
+<h1>${escapeHtml(doc.info.title)}</h1>
+<p>Catalog version <code>${escapeHtml(version)}</code> (as in <a href="/openapi.json"><code>/openapi.json</code></a>; every operation below is also the MCP tool of the same name at <code>/mcp</code>).</p>
 ${doc.info.description ? `<p>${prose(doc.info.description)}</p>` : ''}
 </header>
 <nav aria-label="Operations"><h2>Operations</h2><ul>${toc}</ul></nav>
