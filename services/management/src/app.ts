@@ -57,6 +57,8 @@ export interface ManagementDeps {
   extraResolvers?: readonly CredentialResolver[];
   /** Check handler answers against their response schemas (tests). */
   validateResponses?: boolean;
+  /** Host headers `/mcp` accepts besides the API's own address (MANAGEMENT_PUBLIC_HOSTS). */
+  publicHosts?: readonly string[];
   /** The realtime area's services (startRealtimeHttpRuntime(...).http, which the caller closes). */
   realtime: RealtimeHttp;
   /** The platform's keyring (LATTICE_SECRET_KEYS): seals DKIM keys and webhook signing secrets. */
@@ -146,6 +148,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
       schemas,
       authenticate,
       version: catalogVersion,
+      publicHosts: deps.publicHosts ?? [],
     }),
   );
   app.use(

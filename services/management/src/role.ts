@@ -23,6 +23,8 @@ export interface ManagementSettings {
   mail: MailDomainSettings;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS, as the actors role reads it: the same targets pass both checks. */
   allowPrivateWebhookTargets: boolean;
+  /** MANAGEMENT_PUBLIC_HOSTS: Host headers `/mcp` accepts besides the API's own address. */
+  publicHosts: string[];
 }
 
 export function managementSettingsOf(config: LatticeConfig): ManagementSettings {
@@ -37,6 +39,7 @@ export function managementSettingsOf(config: LatticeConfig): ManagementSettings 
       spfInclude: config.mail.spfInclude,
     },
     allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets ?? false,
+    publicHosts: config.managementPublicHosts,
   };
 }
 
@@ -75,6 +78,7 @@ export const managementRole: Role<ManagementSettings, ManagementShared, RunningM
         }),
         realtime: shared.realtime(),
         validateResponses: settings.validateResponses,
+        publicHosts: settings.publicHosts,
         secretKeys: shared.secretKeys,
         mail: settings.mail,
         mailHttp: shared.mail(),

@@ -17,6 +17,11 @@ export interface LatticeConfig {
   /** Prepended to every topic name; tests use a unique one each. */
   kafkaTopicPrefix: string;
   managementPort: number;
+  /**
+   * Host headers `/mcp` accepts besides the API's own address (MANAGEMENT_PUBLIC_HOSTS, e.g. the
+   * name a reverse proxy serves it under); anything else is refused as DNS rebinding.
+   */
+  managementPublicHosts: string[];
   /** `/metrics` and `/healthz` of the actors role when it runs alone. */
   actorsPort: number;
   /**
@@ -229,6 +234,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     kafkaReplicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16),
     kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
     managementPort: port('MANAGEMENT_PORT', 4000),
+    managementPublicHosts: list(env, 'MANAGEMENT_PUBLIC_HOSTS'),
     actorsPort: port('ACTORS_PORT', 4005),
     actorsSessionTimeoutMs: int(env, 'ACTORS_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
     edgeMetricsPorts: {

@@ -23,7 +23,8 @@ describe('management API: agent tools over MCP (Streamable HTTP)', function () {
   const clients: Client[] = [];
 
   before(async () => {
-    t = await startTestManagement();
+    // As behind a reverse proxy that serves the API as api.lattice.example (MANAGEMENT_PUBLIC_HOSTS).
+    t = await startTestManagement({ settings: { publicHosts: ['api.lattice.example'] } });
     const made = await t.newProduct('mcp');
     owner = made.owner_token;
     productId = made.product_id;
@@ -184,6 +185,7 @@ describe('management API: agent tools over MCP (Streamable HTTP)', function () {
     expect(own).to.deep.equal({ status: 200, session: undefined });
     const rebound = await post(`attacker.example:${new URL(t.server.url).port}`);
     expect(rebound.status).to.equal(403);
+    expect((await post('api.lattice.example')).status).to.equal(200);
     expect(
       (await fetch(`${t.server.url}/mcp`, { headers: { authorization: `Bearer ${owner}` } })).status,
     ).to.equal(405);

@@ -21,6 +21,8 @@ export interface McpEndpointDeps {
   authenticate: Authenticator;
   /** The catalog version, as the server's version. */
   version: string;
+  /** Host headers accepted besides this server's own addresses (a reverse proxy's name). */
+  publicHosts: readonly string[];
 }
 
 /** Request bodies of /mcp: a JSON-RPC message (or batch) with a tool's arguments. */
@@ -37,12 +39,12 @@ function annotationsOf(route: RouteDef) {
 }
 
 /** The addresses this API answers on, as a Host header names them. */
-function ownHosts(req: IncomingMessage): string[] {
+function ownHosts(req: IncomingMessage, publicHosts: readonly string[]): string[] {
   const port = req.socket.localPort;
   const local = req.socket.localAddress ?? '';
   const hosts = ['127.0.0.1', 'localhost', '[::1]'];
   if (local && local !== '::' && local !== '0.0.0.0') hosts.push(local.includes(':') ? `[${local}]` : local);
-  return hosts.flatMap((h) => [`${h}:${port}`, ...(port === 80 ? [h] : [])]);
+  return [...hosts.flatMap((h) => [`${h}:${port}`, ...(port === 80 ? [h] : [])]), ...publicHosts];
 }
 
 /** Where a tool call's REST request goes: this very server, on the address the call came in. */
@@ -103,7 +105,7 @@ export function mcpRouter(deps: McpEndpointDeps): Router {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
       enableDnsRebindingProtection: true,
-      allowedHosts: ownHosts(req),
+      allowedHosts: ownHosts(req, deps.publicHosts),
     });
     res.on('close', () => {
       void transport.close();
