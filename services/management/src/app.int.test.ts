@@ -91,14 +91,31 @@ describe('management API (real PostgreSQL, real server)', () => {
       }
     });
 
+    it('names the caller: a member token with its role', async () => {
+      const p = await t.newProduct('caller');
+      const member = await t.newMember(p.product_id, 'member');
+      const asMember = await get('/organization/product', { authorization: `Bearer ${member.token}` });
+      expect((asMember.json as { caller: unknown }).caller).to.deep.equal({
+        credential_kind: 'member_token',
+        role: 'member',
+      });
+      // An area key does not reach the organization area at all (decisions.md).
+      const created = await t.call<{ key: string }>('POST', '/realtime/api-keys', p.owner_token, {
+        name: 'caller-check',
+      });
+      const asKey = await get('/organization/product', { authorization: `Bearer ${created.json.key}` });
+      expect(asKey.status).to.equal(401);
+    });
+
     it('lets a valid token reach its own product, and only its own', async () => {
       const a = await t.newProduct('own-a');
       const b = await t.newProduct('own-b');
       for (const p of [a, b]) {
         const r = await get('/organization/product', { authorization: `Bearer ${p.owner_token}` });
         expect(r.status).to.equal(200);
-        const body = r.json as { id: string; name: string; created_at: string };
-        expect(body).to.have.all.keys('id', 'name', 'created_at');
+        const body = r.json as { id: string; name: string; created_at: string; caller: unknown };
+        expect(body).to.have.all.keys('id', 'name', 'created_at', 'caller');
+        expect(body.caller).to.deep.equal({ credential_kind: 'member_token', role: 'owner' });
         expect(body.id).to.equal(p.product_id);
         expect(body.name).to.equal(p.name);
         expect(Number.isNaN(Date.parse(body.created_at))).to.equal(false);

@@ -12,16 +12,23 @@ export function organizationRoutes(deps: { products: ProductRepository }): Route
       path: '/organization/product',
       operationId: 'organization_product_get',
       summary: 'Get the product the credential belongs to',
-      description: 'Returns the id, name and creation time of the caller’s product.',
+      description:
+        'Returns the id, name and creation time of the caller’s product, and the calling credential’s kind and member role (the dashboard shows only the actions the role may take).',
       area: 'organization',
       auth: 'management',
       responses: { 200: 'organization-product' },
       async handler(ctx) {
-        const product = await deps.products.findById(principalOf(ctx).productId);
+        const principal = principalOf(ctx);
+        const product = await deps.products.findById(principal.productId);
         if (!product) throw new ApiError(404, 'not_found', 'lookup', 'The product no longer exists');
         return {
           status: 200,
-          body: { id: product.id, name: product.name, created_at: product.createdAt.toISOString() },
+          body: {
+            id: product.id,
+            name: product.name,
+            created_at: product.createdAt.toISOString(),
+            caller: { credential_kind: principal.credentialKind, role: principal.role },
+          },
         };
       },
     },
