@@ -34,7 +34,7 @@ import {
 } from '@lattice/store';
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
-import { authorizeRoute } from './auth/access-policy.ts';
+import { authorizeRoute, withAccessErrors } from './auth/access-policy.ts';
 import { createMailKeyResolver, createRealtimeKeyResolver } from './auth/area-key-resolver.ts';
 import { createBearerAuthenticator } from './auth/bearer-authenticator.ts';
 import type { CredentialResolver } from './auth/credential-resolver.ts';
@@ -115,7 +115,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     webhooks: createPostgresWebhookEndpointStore(deps.db, { keyring: deps.secretKeys }),
     webhookTargets: deps.webhookTargets,
     logger,
-  });
+  }).map(withAccessErrors);
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;
 

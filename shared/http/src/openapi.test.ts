@@ -43,12 +43,14 @@ describe('buildOpenApi', () => {
       (get.parameters as Array<{ name: string; required: boolean }>).find((p) => p.name === 'limit')!
         .required,
     ).to.equal(false);
-    expect(Object.keys(get.responses as object).sort()).to.deep.equal(['200', '400', '401', '500']);
+    expect(Object.keys(get.responses as object).sort()).to.deep.equal(['200', '400', '401', '500', '503']);
 
     const post = doc.paths['/things']!.post as Record<string, unknown>;
     expect(post.requestBody).to.deep.equal({
       required: true,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/thing-create' } } },
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/thing-create' }, example: { name: 'lamp' } },
+      },
     });
     expect(post['x-body-limit-bytes']).to.equal(100);
     expect(Object.keys(post.responses as object).sort()).to.deep.equal([
@@ -58,21 +60,43 @@ describe('buildOpenApi', () => {
       '413',
       '415',
       '500',
+      '503',
     ]);
     expect((doc.paths['/boom']!.get as Record<string, unknown>).security).to.deep.equal([]);
   });
 
-  it('declares 403 and the required roles on operations restricted to some roles', () => {
+  it('declares the required roles on operations restricted to some roles', () => {
     const routes = fixtureRoutes().map((r) =>
       r.operationId === 'things_create' ? { ...r, access: { roles: ['owner', 'admin'] as const } } : r,
     );
     const doc = buildOpenApi(routes, INFO, fixtureRegistry());
     const post = doc.paths['/things']!.post as Record<string, unknown>;
     expect(post['x-required-roles']).to.deep.equal(['owner', 'admin']);
-    expect(post.responses).to.have.property('403');
     const get = doc.paths['/things/{id}']!.get as Record<string, unknown>;
     expect(get).to.not.have.property('x-required-roles');
-    expect(get.responses).to.not.have.property('403');
+  });
+
+  it('lists every error answer by status, each with its real body as an example', () => {
+    const doc = buildOpenApi(fixtureRoutes(), INFO, fixtureRegistry());
+    const del = doc.paths['/things/{id}']!.delete as { responses: Record<string, Record<string, unknown>> };
+    const notFound = del.responses['404']!;
+    expect(notFound.description).to.equal('`not_found`: No thing with this id.');
+    expect(notFound.content).to.deep.equal({
+      'application/json': {
+        schema: { $ref: '#/components/schemas/error-body' },
+        examples: {
+          not_found: {
+            summary: 'No thing with this id',
+            value: { error: { code: 'not_found', message: 'No thing with this id', step: 'lookup' } },
+          },
+        },
+      },
+    });
+    const unauthorized = del.responses['401']!.content as Record<string, { examples: object }>;
+    expect(Object.keys(unauthorized['application/json']!.examples)).to.deep.equal(['missing_token', 'invalid_token']);
+    // A route without a body can be refused for sending one; one with a body for its size.
+    expect(del.responses['400']!.description).to.include('unexpected_body');
+    expect(del.responses).to.not.have.property('413');
   });
 
   it('publishes only the schemas the catalog reaches, with refs rewritten', () => {
@@ -83,8 +107,6 @@ describe('buildOpenApi', () => {
       'error-body',
       'thing',
       'thing-create',
-      'thing-params',
-      'thing-query',
     ]);
     const json = JSON.stringify(schemas);
     expect(json).to.not.include('"$id"');

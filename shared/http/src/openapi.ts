@@ -14,8 +14,9 @@ import {
   type RouteDef,
   responseDef,
 } from './route-def.ts';
+import { errorAnswersByStatus } from './route-errors.ts';
 import { checkRouteTable } from './route-table-check.ts';
-import { mapRefs, reachableSchemaIds } from './schema-refs.ts';
+import { DATA_KEYWORDS, mapRefs, reachableSchemaIds } from './schema-refs.ts';
 import type { JsonSchema, SchemaRegistry } from './schema-registry.ts';
 
 export const ERROR_BODY_SCHEMA_ID = 'error-body';
@@ -23,6 +24,8 @@ export const CATALOG_VERSION_HEADER = 'X-Catalog-Version';
 
 export interface OpenApiInfo {
   title: string;
+  /** One line per area (the routes' `area`, the document's tags). */
+  tagDescriptions?: Record<string, string>;
   /** Defaults to the catalog version. */
   version?: string;
   description?: string;
@@ -34,43 +37,12 @@ export interface OpenApiDocument {
   info: { title: string; version: string; description?: string };
   'x-lattice': { catalog_version: string };
   servers?: Array<{ url: string; description?: string }>;
-  tags: Array<{ name: string }>;
+  tags: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, unknown>>;
   components: Record<string, Record<string, unknown>>;
 }
 
 const componentRef = (id: string, pointer = '') => `#/components/schemas/${id}${pointer}`;
-const errorContent = { 'application/json': { schema: { $ref: componentRef(ERROR_BODY_SCHEMA_ID) } } };
-
-const STANDARD_RESPONSES: Record<string, { status: number; description: string }> = {
-  BadRequest: {
-    status: 400,
-    description:
-      'The request was refused: `invalid_json`, `validation_error` (with `fields`), `unexpected_body` or `bad_request`.',
-  },
-  Unauthorized: {
-    status: 401,
-    description:
-      'No credential (`missing_token`), not a valid one (`invalid_token`), or an area key used ' +
-      'beyond what it reaches (`restricted_api_key`).',
-  },
-  Forbidden: {
-    status: 403,
-    description: 'The member’s role may not use this operation (`forbidden`).',
-  },
-  PayloadTooLarge: {
-    status: 413,
-    description: 'The body is over the operation’s cap (`payload_too_large`).',
-  },
-  UnsupportedMediaType: {
-    status: 415,
-    description: 'The body is not UTF-8 JSON (`unsupported_media_type`, `unsupported_content_encoding`).',
-  },
-  InternalError: {
-    status: 500,
-    description: 'An unexpected failure (`internal_error`); details are logged.',
-  },
-};
 
 const SECURITY_SCHEMES: Record<Exclude<AuthKind, 'none'>, Record<string, Record<string, unknown>>> = {
   management: {
@@ -96,18 +68,24 @@ export function buildOpenApi(
   const catalog = catalogRoutes(routes);
   checkRouteTable(catalog, schemas);
 
-  const used = new Set<string>([ERROR_BODY_SCHEMA_ID]);
+  // Components are the schemas something points at: bodies, answers, the error body, and what
+  // the path and query schemas refer to (their properties are inlined as parameters, so those
+  // schemas themselves are never referenced).
+  const roots = new Set<string>([ERROR_BODY_SCHEMA_ID]);
   for (const r of catalog) {
-    for (const id of Object.values(r.request ?? {})) used.add(id);
+    if (r.request?.body) roots.add(r.request.body);
+    for (const id of [r.request?.params, r.request?.query]) {
+      if (id) mapRefs(schemas.get(id)!, id, (t) => (roots.add(t.id), ''));
+    }
     for (const def of Object.values(r.responses)) {
       const schema = responseDef(def).schema;
-      if (schema) used.add(schema);
+      if (schema) roots.add(schema);
     }
   }
+  const published = (id: string) =>
+    documentSchema(mapRefs(schemas.get(id)!, id, (t) => componentRef(t.id, t.pointer)));
   const componentSchemas: Record<string, JsonSchema> = {};
-  for (const id of reachableSchemaIds(used, schemas)) {
-    componentSchemas[id] = mapRefs(schemas.get(id)!, id, (t) => componentRef(t.id, t.pointer));
-  }
+  for (const id of reachableSchemaIds(roots, schemas)) componentSchemas[id] = published(id);
 
   const paths: Record<string, Record<string, unknown>> = {};
   const authKinds = new Set<AuthKind>();
@@ -115,21 +93,19 @@ export function buildOpenApi(
     authKinds.add(route.auth);
     const path = toOpenApiPath(route.path);
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = operationOf(route, componentSchemas);
+    paths[path][route.method.toLowerCase()] = operationOf(route, published);
   }
 
   const securitySchemes: Record<string, unknown> = {};
   for (const kind of authKinds) if (kind !== 'none') Object.assign(securitySchemes, SECURITY_SCHEMES[kind]);
-  const responses: Record<string, unknown> = {};
-  for (const [name, r] of Object.entries(STANDARD_RESPONSES)) {
-    responses[name] = { description: r.description, content: errorContent };
-  }
   const body = {
-    tags: [...new Set(catalog.map((r) => r.area))].sort().map((name) => ({ name })),
+    tags: [...new Set(catalog.map((r) => r.area))].sort().map((name) => {
+      const description = info.tagDescriptions?.[name];
+      return description ? { name, description } : { name };
+    }),
     paths,
     components: {
       schemas: componentSchemas,
-      responses,
       headers: {
         [CATALOG_VERSION_HEADER]: {
           description: 'The catalog version of the API that answered.',
@@ -139,7 +115,7 @@ export function buildOpenApi(
       securitySchemes,
     },
   };
-  const { servers, ...infoFields } = info;
+  const { servers, tagDescriptions: _tags, ...infoFields } = info;
   const catalogVersion = catalogVersionOf(body);
   return {
     openapi: '3.1.0',
@@ -155,19 +131,21 @@ export function catalogVersionOf(doc: { tags: unknown; paths: unknown; component
   return shortHash({ tags: doc.tags, paths: doc.paths, components: doc.components });
 }
 
-function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchema>): Record<string, unknown> {
+function operationOf(route: RouteDef, published: (id: string) => JsonSchema): Record<string, unknown> {
   const parameters: unknown[] = [];
   const addParameters = (id: string | undefined, where: 'path' | 'query') => {
     if (!id) return;
-    const schema = componentSchemas[id]!;
+    const schema = published(id);
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
     for (const [name, prop] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
+      const example = firstExample(prop);
       parameters.push({
         name,
         in: where,
         required: where === 'path' || required.includes(name),
         ...(typeof prop.description === 'string' ? { description: prop.description } : {}),
         schema: prop,
+        ...(example === undefined ? {} : { example }),
       });
     }
   };
@@ -178,6 +156,7 @@ function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchem
   for (const [status, def] of Object.entries(route.responses)) {
     const { schema, contentType, description } = responseDef(def);
     const code = Number(status);
+    const example = schema ? firstExample(published(schema)) : undefined;
     responses[status] = {
       description: description ?? STATUS_TEXT[code] ?? 'Response',
       ...(code < 300
@@ -186,29 +165,41 @@ function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchem
           }
         : {}),
       ...(schema
-        ? { content: { [contentType ?? 'application/json']: { schema: { $ref: componentRef(schema) } } } }
+        ? {
+            content: {
+              [contentType ?? 'application/json']: {
+                schema: { $ref: componentRef(schema) },
+                ...(example === undefined ? {} : { example }),
+              },
+            },
+          }
         : {}),
     };
   }
-  const standard = (name: string) => {
-    const status = String(STANDARD_RESPONSES[name]!.status);
-    responses[status] ??= { $ref: `#/components/responses/${name}` };
-  };
-  standard('BadRequest');
-  if (route.auth !== 'none') standard('Unauthorized');
-  if (route.access?.roles) standard('Forbidden');
-  if (route.request?.body) {
-    standard('PayloadTooLarge');
-    standard('UnsupportedMediaType');
+  for (const [status, errors] of errorAnswersByStatus(route)) {
+    responses[String(status)] ??= {
+      description: errors.map((e) => `\`${e.code}\`: ${e.message}.`).join(' '),
+      content: {
+        'application/json': {
+          schema: { $ref: componentRef(ERROR_BODY_SCHEMA_ID) },
+          examples: Object.fromEntries(
+            errors.map((e, i) => [
+              errors.findIndex((o) => o.code === e.code) === i ? e.code : `${e.code}_${i}`,
+              { summary: e.message, value: e.toBody() },
+            ]),
+          ),
+        },
+      },
+    };
   }
-  standard('InternalError');
 
   const bodyId = route.request?.body;
-  const bodySchema = bodyId ? componentSchemas[bodyId]! : undefined;
+  const bodySchema = bodyId ? published(bodyId) : undefined;
+  const bodyExample = bodySchema ? firstExample(bodySchema) : undefined;
   return {
     operationId: route.operationId,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    description: route.description,
     tags: [route.area],
     ...(route.access?.roles ? { 'x-required-roles': [...route.access.roles] } : {}),
     security:
@@ -218,7 +209,12 @@ function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchem
       ? {
           requestBody: {
             required: Array.isArray(bodySchema.required) && bodySchema.required.length > 0,
-            content: { 'application/json': { schema: { $ref: componentRef(bodyId) } } },
+            content: {
+              'application/json': {
+                schema: { $ref: componentRef(bodyId) },
+                ...(bodyExample === undefined ? {} : { example: bodyExample }),
+              },
+            },
           },
           'x-body-limit-bytes': route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
         }
@@ -226,3 +222,33 @@ function operationOf(route: RouteDef, componentSchemas: Record<string, JsonSchem
     responses,
   };
 }
+
+/** A schema's first `examples` entry: the operation's example of that part. */
+function firstExample(schema: JsonSchema): unknown {
+  return Array.isArray(schema.examples) ? structuredClone(schema.examples[0]) : undefined;
+}
+
+/**
+ * A schema as the document publishes it: the validator's own keyword `errorMessage` (ajv-errors,
+ * the wording of our answers) becomes the extension `x-error-message`, which OpenAPI tools accept.
+ */
+function documentSchema(schema: JsonSchema): JsonSchema {
+  const schemaNode = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(schemaNode);
+    if (typeof node !== 'object' || node === null) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'errorMessage') out['x-error-message'] = value;
+      else if (DATA_KEYWORDS.has(key)) out[key] = value;
+      else if (NAME_MAPS.has(key) && typeof value === 'object' && value !== null) {
+        // Keys here are property or definition names, not keywords: never renamed.
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaNode(v)]));
+      } else out[key] = schemaNode(value);
+    }
+    return out;
+  };
+  return schemaNode(schema) as JsonSchema;
+}
+
+/** Keywords whose value maps names (properties, definitions) to schemas. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);

@@ -1,6 +1,7 @@
 // The route table's vocabulary. Every HTTP operation is declared once as a RouteDef; express
 // routing, request validation, the OpenAPI document and the agent tools are all generated from
 // the same array, so they cannot disagree.
+import type { ApiError } from '@lattice/core';
 import type { Request, Response } from 'express';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -92,7 +93,8 @@ export interface RouteDef {
   /** Stable operation name; also the agent tool name (`organization_product_get`). */
   operationId: string;
   summary: string;
-  description?: string;
+  /** What the operation does and answers, for people (reference pages) and agents (tool descriptions). */
+  description: string;
   /** Product area (`organization`, `mail`, `realtime`, …); becomes the OpenAPI tag. */
   area: string;
   auth: AuthKind;
@@ -103,6 +105,13 @@ export interface RouteDef {
   bodyLimitBytes?: number;
   /** Status → schema `$id` (shorthand) or a fuller description. */
   responses: Record<number, string | ResponseDef>;
+  /**
+   * The refusals particular to this operation, as the very errors it throws (built by its area's
+   * error factories with sample arguments). The generic ones its shape implies are added by
+   * route-errors.ts; together they are the operation's documented error answers, and the router
+   * refuses to send any other while it checks answers (tests).
+   */
+  errors?: readonly ApiError[];
   /**
    * Operational endpoints (health, metrics, the document itself) go through the same routing,
    * validation and error mapping, but are not product operations: no OpenAPI entry, no tool.

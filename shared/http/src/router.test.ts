@@ -196,6 +196,17 @@ describe('buildRouter', () => {
     expect(errorOf(r.json).code).to.equal('internal_error');
   });
 
+  it('sends a declared error answer, and turns an undeclared one into a logged 500', async () => {
+    const declared = await call(server, 'DELETE', '/things/missing', { headers: AUTH });
+    expect(declared.status).to.equal(404);
+    expect(errorOf(declared.json)).to.include({ code: 'not_found', step: 'lookup' });
+    const undeclared = await call(server, 'DELETE', '/things/locked', { headers: AUTH });
+    expect(undeclared.status).to.equal(500);
+    expect(errorOf(undeclared.json).code).to.equal('internal_error');
+    const logged = logs.lines.some((l) => l.operationId === 'things_delete' && l.code === 'thing_locked');
+    expect(logged).to.equal(true);
+  });
+
   it('answers 400 for a path parameter that cannot be percent-decoded', async () => {
     const r = await rawHttp(
       server.port,

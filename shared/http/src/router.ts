@@ -3,12 +3,13 @@
 //   → body (cap, JSON only) → validate params, query, body → handler → send.
 // Failures anywhere go to the single error middleware at the end.
 import { ApiError, type Logger } from '@lattice/core';
-import express, { type RequestHandler, type Response, type Router } from 'express';
-import { errorMiddleware, internalError } from './error-mapping.ts';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
+import { clientErrorOf, errorMiddleware, internalError } from './error-mapping.ts';
 import { fallbackMiddleware } from './fallback.ts';
 import { HTTP_ERRORS } from './http-errors.ts';
 import { bodyMiddleware } from './request-body.ts';
 import type { Authenticator, AuthKind, Principal, RouteContext, RouteDef } from './route-def.ts';
+import { isDeclaredAnswer } from './route-errors.ts';
 import { checkRouteTable } from './route-table-check.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { sendResult } from './send-result.ts';
@@ -24,7 +25,10 @@ export interface RouterDeps {
    * Runs before the body is read, so a refused caller never makes us parse one.
    */
   authorize?: (principal: Principal, route: RouteDef) => void;
-  /** Check every handler answer against its declared response schema (tests; 500 on mismatch). */
+  /**
+   * Check every handler answer against its declared response schema, and every error answer
+   * against the route's declared ones (route-errors.ts). Tests; 500 on a mismatch.
+   */
   validateResponses?: boolean;
 }
 
@@ -55,6 +59,7 @@ export function buildRouter(routes: readonly RouteDef[], deps: RouterDeps): Rout
     );
   }
   router.use(fallbackMiddleware(routes));
+  if (deps.validateResponses) router.use(undeclaredErrorCheck(routes, deps.logger));
   router.use(errorMiddleware(deps.logger, { logApiErrors: true }));
   return router;
 }
@@ -112,5 +117,23 @@ function invoke(route: RouteDef, v: RouteValidators, deps: RouterDeps): RequestH
     }
 
     sendResult(res, result);
+  };
+}
+
+/** Turns an error answer the route does not declare into a logged 500 (see RouterDeps). */
+function undeclaredErrorCheck(routes: readonly RouteDef[], logger: Logger): ErrorRequestHandler {
+  const byOperation = new Map(routes.map((r) => [r.operationId, r]));
+  return (err, _req, res, next) => {
+    const route = byOperation.get(operationIdOf(res) ?? '');
+    const answer = clientErrorOf(err);
+    if (route && answer && !isDeclaredAnswer(route, answer)) {
+      logger.error(
+        { operationId: route.operationId, status: answer.status, code: answer.code, step: answer.step },
+        'error answer not declared on the route (RouteDef.errors)',
+      );
+      next(internalError());
+      return;
+    }
+    next(err);
   };
 }

@@ -3,7 +3,7 @@
 import type { JsonSchema, SchemaRegistry } from './schema-registry.ts';
 
 /** Keywords whose values are data, not schemas: never look for `$ref` inside them. */
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['const', 'enum', 'default', 'examples', 'example']);
 /** Identity keywords that only make sense at a file's top level. */
 const FILE_KEYWORDS = new Set(['$id', '$schema']);
 

@@ -24,6 +24,7 @@ const route = (area: string, operationId: string, access?: RouteDef['access']): 
   path: '/x',
   operationId,
   summary: 's',
+  description: 'd',
   area,
   auth: 'management',
   ...(access ? { access } : {}),

@@ -9,6 +9,7 @@
 // are all outside the mail and realtime areas (public keys are organization operations).
 import type { Principal, RouteAccess, RouteDef } from '@lattice/http';
 import { forbidden, restrictedApiKey } from '../errors.ts';
+import { invalidToken, missingToken } from './bearer-authenticator.ts';
 
 /** Declared by exactly `mail_email_send` and `mail_email_get`: all a sending_access key reaches. */
 export const SENDING_ACCESS: RouteAccess = { keyScopes: ['sending_access'] };
@@ -30,4 +31,23 @@ export function authorizeRoute(principal: Principal, route: RouteDef): void {
   }
   const roles = route.access?.roles;
   if (roles && (principal.role === null || !roles.includes(principal.role))) throw forbidden(roles);
+}
+
+/**
+ * The route with the refusals of authentication and of this policy added to its declared error
+ * answers (RouteDef.errors), so the document lists them and the router accepts them.
+ */
+export function withAccessErrors(route: RouteDef): RouteDef {
+  if (route.auth !== 'management') return route;
+  const roles = route.access?.roles;
+  return {
+    ...route,
+    errors: [
+      missingToken(),
+      invalidToken(),
+      restrictedApiKey(`A mail key reaches only mail operations, not ${route.operationId}`),
+      ...(roles ? [forbidden(roles)] : []),
+      ...(route.errors ?? []),
+    ],
+  };
 }

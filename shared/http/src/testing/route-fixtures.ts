@@ -38,6 +38,7 @@ export function fixtureSchemas(overrides: Record<string, JsonSchema> = {}): Json
       type: 'object',
       required: ['name'],
       additionalProperties: false,
+      examples: [{ name: 'lamp' }],
       properties: {
         name: { $ref: 'common#/$defs/name' },
         tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
@@ -69,13 +70,17 @@ export function fixtureRegistry(overrides: Record<string, JsonSchema> = {}): Sch
 
 export const FIXTURE_BODY_LIMIT_BYTES = 100;
 
+const missingToken = () => new ApiError(401, 'missing_token', 'authentication', 'no');
+const invalidToken = () => new ApiError(401, 'invalid_token', 'token_validation', 'bad');
+export const THING_NOT_FOUND = () => new ApiError(404, 'not_found', 'lookup', 'No thing with this id');
+
+/** The refusals of stubAuthenticator, declared on the fixture routes that use it. */
+export const STUB_AUTH_ERRORS: readonly ApiError[] = [missingToken(), invalidToken()];
+
 /** Accepts exactly `Authorization: Bearer good`. */
 export const stubAuthenticator: Authenticator = async (req) => {
-  if (req.headers.authorization === undefined)
-    throw new ApiError(401, 'missing_token', 'authentication', 'no');
-  if (req.headers.authorization !== 'Bearer good') {
-    throw new ApiError(401, 'invalid_token', 'token_validation', 'bad');
-  }
+  if (req.headers.authorization === undefined) throw missingToken();
+  if (req.headers.authorization !== 'Bearer good') throw invalidToken();
   return {
     productId: 'p1',
     credentialKind: 'member_token',
@@ -92,8 +97,10 @@ export function fixtureRoutes(): RouteDef[] {
       path: '/things/:id',
       operationId: 'things_get',
       summary: 'Get a thing',
+      description: 'Get a thing (fixture).',
       area: 'things',
       auth: 'management',
+      errors: STUB_AUTH_ERRORS,
       request: { params: 'thing-params', query: 'thing-query' },
       responses: { 200: 'thing' },
       handler: ({ params, query, principal }) => ({
@@ -106,11 +113,18 @@ export function fixtureRoutes(): RouteDef[] {
       path: '/things/:id',
       operationId: 'things_delete',
       summary: 'Delete a thing',
+      description: 'Delete a thing (fixture).',
       area: 'things',
       auth: 'management',
+      errors: [...STUB_AUTH_ERRORS, THING_NOT_FOUND()],
       request: { params: 'thing-params' },
       responses: { 204: { description: 'Deleted' } },
-      handler: () => ({ status: 204 }),
+      handler: ({ params }) => {
+        // `missing` is a declared refusal; `locked` one the route forgot to declare.
+        if (params.id === 'missing') throw THING_NOT_FOUND();
+        if (params.id === 'locked') throw new ApiError(409, 'thing_locked', 'state', 'The thing is locked');
+        return { status: 204 };
+      },
     },
     {
       method: 'POST',
@@ -120,6 +134,7 @@ export function fixtureRoutes(): RouteDef[] {
       description: 'Makes a new thing.',
       area: 'things',
       auth: 'management',
+      errors: STUB_AUTH_ERRORS,
       request: { body: 'thing-create' },
       bodyLimitBytes: FIXTURE_BODY_LIMIT_BYTES,
       responses: { 201: 'thing' },
@@ -130,6 +145,7 @@ export function fixtureRoutes(): RouteDef[] {
       path: '/boom',
       operationId: 'boom_get',
       summary: 'Fails unexpectedly',
+      description: 'Fails unexpectedly (fixture).',
       area: 'system',
       auth: 'none',
       responses: { 200: 'thing' },
@@ -142,6 +158,7 @@ export function fixtureRoutes(): RouteDef[] {
       path: '/wrong-answer',
       operationId: 'wrong-answer_get',
       summary: 'Answers off-schema',
+      description: 'Answers off-schema (fixture).',
       area: 'system',
       auth: 'none',
       responses: { 200: 'thing' },
@@ -152,6 +169,7 @@ export function fixtureRoutes(): RouteDef[] {
       path: '/healthz',
       operationId: 'system_health',
       summary: 'Liveness',
+      description: 'Liveness (fixture).',
       area: 'system',
       auth: 'none',
       operational: true,
