@@ -43,7 +43,15 @@ describe('buildOpenApi', () => {
       (get.parameters as Array<{ name: string; required: boolean }>).find((p) => p.name === 'limit')!
         .required,
     ).to.equal(false);
-    expect(Object.keys(get.responses as object).sort()).to.deep.equal(['200', '400', '401', '500', '503']);
+    expect(Object.keys(get.responses as object).sort()).to.deep.equal([
+      '200',
+      '400',
+      '401',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
 
     const post = doc.paths['/things']!.post as Record<string, unknown>;
     expect(post.requestBody).to.deep.equal({
@@ -94,9 +102,9 @@ describe('buildOpenApi', () => {
     });
     const unauthorized = del.responses['401']!.content as Record<string, { examples: object }>;
     expect(Object.keys(unauthorized['application/json']!.examples)).to.deep.equal(['missing_token', 'invalid_token']);
-    // A route without a body can be refused for sending one; one with a body for its size.
+    // A route without a body is refused for sending one; any route for a body over the cap.
     expect(del.responses['400']!.description).to.include('unexpected_body');
-    expect(del.responses).to.not.have.property('413');
+    expect(del.responses['413']!.description).to.include('payload_too_large');
   });
 
   it('publishes only the schemas the catalog reaches, with refs rewritten', () => {

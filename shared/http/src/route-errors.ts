@@ -10,18 +10,17 @@ import { DEFAULT_BODY_LIMIT_BYTES, type RouteDef } from './route-def.ts';
 
 /** Every error answer of the route: generic ones first, then its own, one per status/code/step. */
 export function errorAnswersOf(route: RouteDef): ApiError[] {
-  const hasBody = route.request?.body !== undefined;
-  const hasInput = route.request !== undefined && Object.keys(route.request).length > 0;
-  const generic: ApiError[] = [HTTP_ERRORS.badRequest()];
-  if (hasInput) generic.push(HTTP_ERRORS.validation([exampleField(route)]));
-  if (hasBody) {
-    generic.push(
-      HTTP_ERRORS.invalidJson(),
-      HTTP_ERRORS.incompleteBody(),
-      HTTP_ERRORS.payloadTooLarge(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES),
-      HTTP_ERRORS.unsupportedMediaType(),
-      HTTP_ERRORS.unsupportedContentEncoding(),
-    );
+  // Every route validates its query (an unknown parameter is refused) and caps a body, even a
+  // route that takes none (request-body.ts).
+  const generic: ApiError[] = [
+    HTTP_ERRORS.badRequest(),
+    HTTP_ERRORS.validation([exampleField(route)]),
+    HTTP_ERRORS.incompleteBody(),
+    HTTP_ERRORS.payloadTooLarge(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES),
+    HTTP_ERRORS.unsupportedContentEncoding(),
+  ];
+  if (route.request?.body !== undefined) {
+    generic.push(HTTP_ERRORS.invalidJson(), HTTP_ERRORS.unsupportedMediaType());
   } else {
     generic.push(HTTP_ERRORS.unexpectedBody());
   }
@@ -59,6 +58,6 @@ function uniqueAnswers(errors: readonly ApiError[]): ApiError[] {
 /** A plausible `fields` entry for the validation example: the part of the request it checks. */
 function exampleField(route: RouteDef): { path: string; message: string } {
   if (route.request?.body) return { path: 'body', message: 'must be object' };
-  if (route.request?.params) return { path: 'params', message: 'must match the parameter’s format' };
-  return { path: 'query.limit', message: 'must be <= 100' };
+  if (route.request?.query) return { path: 'query.limit', message: 'must be <= 100' };
+  return { path: 'query.expand', message: 'is not allowed' };
 }

@@ -20,6 +20,7 @@ export function checkRouteTable(routes: readonly RouteDef[], schemas: SchemaRegi
     if (!HTTP_METHODS.includes(route.method)) fail(`unsupported method`);
     if (!AREA_RE.test(route.area)) fail(`area must match ${AREA_RE}`);
     if (route.summary.trim() === '') fail('summary is empty');
+    if (route.description.trim() === '') fail('description is empty');
 
     const template = parsePathTemplate(route.path);
     const endpoint = `${route.method} ${route.path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
@@ -56,6 +57,8 @@ export function checkRouteTable(routes: readonly RouteDef[], schemas: SchemaRegi
     for (const status of statuses) {
       if (!Number.isInteger(status) || status < 100 || status > 599) fail(`bad response status ${status}`);
       schemaOf(responseDef(route.responses[status]!).schema, `response ${status}`);
+      // Error answers are the ApiErrors of RouteDef.errors, so the document shows their bodies.
+      if (status >= 400 && !route.operational) fail(`error status ${status} belongs in errors, not responses`);
     }
   }
 }

@@ -243,6 +243,10 @@ describe('buildRouter route-table checks', () => {
     ).to.throw(/GET routes take no body/);
     expect(() => build([{ ...routes[0]!, path: '/things/{id}' }])).to.throw(/neither a literal nor :name/);
     expect(() => build([{ ...routes[0]!, operationId: 'Bad Name' }])).to.throw(/operationId must match/);
+    expect(() => build([{ ...routes[0]!, responses: { 200: 'thing', 404: 'error-body' } }])).to.throw(
+      /error status 404 belongs in errors/,
+    );
+    expect(() => build([{ ...routes[0]!, description: ' ' }])).to.throw(/description is empty/);
     expect(() => build(routes, {} as never)).to.throw(/needs a "management" authenticator/);
   });
 });

@@ -17,6 +17,7 @@ export type { PublishQuota } from './http/publish-quota.ts';
 export { PUBLISH_QUOTA_POLICY_NAME } from './http/publish-quota.ts';
 export type { RealtimeHttp } from './http/realtime-http.ts';
 export { realtimeHttpMetrics } from './http/realtime-http-metrics.ts';
+export { REALTIME_ERRORS } from './http/realtime-errors.ts';
 export type { RealtimeHttpRuntime, RealtimeHttpSettings } from './http/realtime-http-runtime.ts';
 export { realtimeHttpSettingsOf, startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
 export { createPostgresNamespaceRepository } from './namespace-repository.postgres.ts';

@@ -68,7 +68,8 @@ export function mailDomainRoutes(deps: MailDomainRouteDeps): RouteDef[] {
         '(the DKIM key, and the MX and SPF records of the `send.` subdomain that carries bounces), ' +
         'then call `mail_domain_verify`. 409 `domain_exists` when the product already has it.',
       request: { body: 'mail-domain-create' },
-      responses: { 201: 'mail-domain', 409: 'error-body' },
+      responses: { 201: 'mail-domain' },
+      errors: [MAIL_ERRORS.domainExists('mail.acme.example')],
       async handler(ctx) {
         const body = ctx.body as { name: string; open_tracking: boolean; click_tracking: boolean };
         const name = sendingDomainName(body.name);
@@ -123,7 +124,8 @@ export function mailDomainRoutes(deps: MailDomainRouteDeps): RouteDef[] {
       summary: 'Get a sending domain',
       description: 'The domain, its status and the records it publishes; 404 `not_found` for an unknown id.',
       request: { params: 'mail-domain-params' },
-      responses: { 200: 'mail-domain', 404: 'error-body' },
+      responses: { 200: 'mail-domain' },
+      errors: [MAIL_ERRORS.domainNotFound()],
       async handler(ctx) {
         const domain = found(await domains.get(principalOf(ctx).productId, ctx.params.id as string));
         return { status: 200, body: view(domain) };
@@ -139,7 +141,8 @@ export function mailDomainRoutes(deps: MailDomainRouteDeps): RouteDef[] {
         'Sets `open_tracking`, `click_tracking` or both (both are off by default); a switch left ' +
         'out keeps its value. Applies to every email accepted after the answer.',
       request: { params: 'mail-domain-params', body: 'mail-domain-update' },
-      responses: { 200: 'mail-domain', 404: 'error-body' },
+      responses: { 200: 'mail-domain' },
+      errors: [MAIL_ERRORS.domainNotFound()],
       async handler(ctx) {
         const body = ctx.body as { open_tracking?: boolean; click_tracking?: boolean };
         const domain = found(
@@ -163,7 +166,8 @@ export function mailDomainRoutes(deps: MailDomainRouteDeps): RouteDef[] {
         'also when it was verified before; each record’s `status` says which did not resolve. ' +
         'A DNS failure or timeout leaves records pending; it is not an error.',
       request: { params: 'mail-domain-params' },
-      responses: { 200: 'mail-domain', 404: 'error-body' },
+      responses: { 200: 'mail-domain' },
+      errors: [MAIL_ERRORS.domainNotFound()],
       async handler(ctx) {
         const { productId } = principalOf(ctx);
         const id = ctx.params.id as string;
@@ -183,7 +187,8 @@ export function mailDomainRoutes(deps: MailDomainRouteDeps): RouteDef[] {
         'Removes the domain and its DKIM key: its addresses can no longer send. 409 `domain_in_use` ' +
         'while a mail API key is locked to it (deleting would unlock that key): delete the key first.',
       request: { params: 'mail-domain-params' },
-      responses: { 204: { description: 'Deleted' }, 404: 'error-body', 409: 'error-body' },
+      responses: { 204: { description: 'Deleted' } },
+      errors: [MAIL_ERRORS.domainNotFound(), MAIL_ERRORS.domainInUse()],
       async handler(ctx) {
         const outcome = await domains.delete(principalOf(ctx).productId, ctx.params.id as string);
         if (outcome === 'not_found') throw MAIL_ERRORS.domainNotFound();

@@ -4,7 +4,7 @@
 // reaches; a domain-locked mail key sends only from its domain (an imported copy on the public
 // edge is not locked). Tracking links of emails sent here point at the production edge.
 import { MAIL_SEND_BODY_LIMIT_BYTES, type RouteDef } from '@lattice/http';
-import type { MailHttp, SendEmailBody } from '@lattice/mail';
+import { MAIL_ERRORS, type MailHttp, type SendEmailBody } from '@lattice/mail';
 import { SENDING_ACCESS } from '../auth/access-policy.ts';
 import { principalOf } from './principal.ts';
 
@@ -29,14 +29,14 @@ export function mailEmailRoutes(deps: { mail: MailHttp }): RouteDef[] {
         'A suppressed recipient still gets 202; the email is `suppressed` and nothing is sent.',
       request: { body: 'mail-email-send' },
       bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES,
-      responses: {
-        202: 'mail-email-accepted',
-        409: 'error-body',
-        413: 'error-body',
-        422: 'error-body',
-        429: 'error-body',
-        503: 'error-body',
-      },
+      responses: { 202: 'mail-email-accepted' },
+      errors: [
+        MAIL_ERRORS.idempotencyKeyMismatch(),
+        MAIL_ERRORS.idempotencyKeyInUse(),
+        MAIL_ERRORS.domainNotVerified('news.acme.example', false),
+        MAIL_ERRORS.sendRateExceeded({ 'Retry-After': '1' }),
+        MAIL_ERRORS.sendUnavailable(),
+      ],
       async handler(ctx) {
         const principal = principalOf(ctx);
         const key = ctx.req.headers['idempotency-key'];
@@ -65,7 +65,8 @@ export function mailEmailRoutes(deps: { mail: MailHttp }): RouteDef[] {
         'or `suppressed`; soft bounces, complaints, opens and clicks show in `last_event`. Another ' +
         'product’s id answers 404, as an unknown one.',
       request: { params: 'mail-email-params' },
-      responses: { 200: 'mail-email', 404: 'error-body' },
+      responses: { 200: 'mail-email' },
+      errors: [MAIL_ERRORS.emailNotFound(), MAIL_ERRORS.emailUnavailable()],
       async handler(ctx) {
         return {
           status: 200,

@@ -65,7 +65,8 @@ export function mailKeyRoutes(deps: { mailKeys: MailKeyRepository }): RouteDef[]
         'The key stops working on the mail toolkit’s API at once. A public key imported from it ' +
         'is a separate record and stays active; revoke that one in the public key list.',
       request: { params: 'key-id-params' },
-      responses: { 204: { description: 'Deleted' }, 404: 'error-body' },
+      responses: { 204: { description: 'Deleted' } },
+      errors: [notFound('mail API key')],
       async handler(ctx) {
         const deleted = await deps.mailKeys.delete(principalOf(ctx).productId, ctx.params.id as string);
         if (!deleted) throw notFound('mail API key');

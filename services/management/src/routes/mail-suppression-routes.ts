@@ -34,7 +34,7 @@ export function mailSuppressionRoutes(deps: { suppressions: SuppressionStore }):
         '`next_cursor` is the last address of the page; a cursor removed from the list since ' +
         'answers 400 (start again from the first page).',
       request: { query: 'mail-suppression-list-query' },
-      responses: { 200: 'mail-suppression-list', 400: 'error-body' },
+      responses: { 200: 'mail-suppression-list' },
       async handler(ctx) {
         const { productId } = principalOf(ctx);
         const limit = ctx.query.limit as number;
@@ -78,7 +78,7 @@ export function mailSuppressionRoutes(deps: { suppressions: SuppressionStore }):
         'sends to it then answer 202 and emit `email.suppressed`. 201 with the new entry; 200 with ' +
         'the entry unchanged when the address is listed already, whatever listed it.',
       request: { body: 'mail-suppression-create' },
-      responses: { 200: 'mail-suppression', 201: 'mail-suppression', 400: 'error-body' },
+      responses: { 200: 'mail-suppression', 201: 'mail-suppression' },
       async handler(ctx) {
         const { productId } = principalOf(ctx);
         const address = bareAddress((ctx.body as { address: string }).address);
@@ -105,7 +105,8 @@ export function mailSuppressionRoutes(deps: { suppressions: SuppressionStore }):
         'The address (URL-encoded in the path, compared lower-cased) may be sent to again from ' +
         'the next send accepted. 404 `not_found` when it is not listed.',
       request: { params: 'mail-suppression-params' },
-      responses: { 204: { description: 'Removed' }, 404: 'error-body' },
+      responses: { 204: { description: 'Removed' } },
+      errors: [MAIL_ERRORS.suppressionNotFound()],
       async handler(ctx) {
         const removed = await suppressions.remove(principalOf(ctx).productId, ctx.params.address as string);
         if (!removed) throw MAIL_ERRORS.suppressionNotFound();

@@ -96,7 +96,8 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
         '`next_cursor` marks where the page ended: deliveries recorded meanwhile do not shift the ' +
         'next page.',
       request: { params: 'mail-webhook-params', query: 'mail-webhook-deliveries-query' },
-      responses: { 200: 'mail-webhook-delivery-list', 400: 'error-body', 404: 'error-body' },
+      responses: { 200: 'mail-webhook-delivery-list' },
+      errors: [MAIL_ERRORS.webhookNotFound()],
       async handler(ctx) {
         const limit = ctx.query.limit as number;
         const cursor = ctx.query.cursor as string | undefined;
@@ -131,7 +132,13 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
         'Answers 202 with the delivery.' +
         wakeNote,
       request: { params: 'mail-webhook-delivery-params' },
-      responses: { 202: 'mail-webhook-delivery', 404: 'error-body', 409: 'error-body' },
+      responses: { 202: 'mail-webhook-delivery' },
+      errors: [
+        MAIL_ERRORS.webhookNotFound(),
+        MAIL_ERRORS.webhookDeliveryNotFound(),
+        MAIL_ERRORS.webhookDeliveryNotFailed('succeeded'),
+        MAIL_ERRORS.webhookEndpointDisabled(),
+      ],
       async handler(ctx) {
         const result = await webhooks.retryDelivery(
           principalOf(ctx).productId,
@@ -159,7 +166,8 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
         '`webhook_endpoint_disabled` on a disabled endpoint: enable it first.' +
         wakeNote,
       request: { params: 'mail-webhook-params', body: 'mail-webhook-recover' },
-      responses: { 202: 'mail-webhook-recovered', 400: 'error-body', 404: 'error-body', 409: 'error-body' },
+      responses: { 202: 'mail-webhook-recovered' },
+      errors: [MAIL_ERRORS.webhookNotFound(), MAIL_ERRORS.webhookEndpointDisabled()],
       async handler(ctx) {
         const body = ctx.body as { since: string; until?: string };
         const nowMs = clock.nowMs();
@@ -194,7 +202,8 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
         '409 `webhook_endpoint_disabled` on a disabled endpoint.' +
         wakeNote,
       request: { params: 'mail-webhook-params', body: 'mail-webhook-test' },
-      responses: { 202: 'mail-webhook-delivery', 404: 'error-body', 409: 'error-body' },
+      responses: { 202: 'mail-webhook-delivery' },
+      errors: [MAIL_ERRORS.webhookNotFound(), MAIL_ERRORS.webhookEndpointDisabled()],
       async handler(ctx) {
         const body = ctx.body as { event_type?: WebhookEventName };
         const result = await webhooks.insertTestDelivery(

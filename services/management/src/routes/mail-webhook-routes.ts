@@ -75,7 +75,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
         'point at a refused address (400 `validation_error` naming `body.url`). Applies to events ' +
         'recorded after the answer.',
       request: { body: 'mail-webhook-create' },
-      responses: { 201: 'mail-webhook-created', 400: 'error-body' },
+      responses: { 201: 'mail-webhook-created' },
       async handler(ctx) {
         const body = ctx.body as Required<Pick<EndpointBody, 'url' | 'events' | 'enabled'>> & EndpointBody;
         await checkTarget(body.url);
@@ -98,7 +98,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
         'Endpoints of the product, newest first, without their secrets. `next_cursor` is the ' +
         'last endpoint’s id; a cursor naming no endpoint of the product reads as the end.',
       request: { query: 'mail-webhook-list-query' },
-      responses: { 200: 'mail-webhook-list', 400: 'error-body' },
+      responses: { 200: 'mail-webhook-list' },
       async handler(ctx) {
         const page = pageRequest(ctx.query);
         const rows = await webhooks.list(principalOf(ctx).productId, page);
@@ -113,7 +113,8 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       summary: 'Get a webhook endpoint',
       description: 'The endpoint without its secret; 404 `not_found` for an unknown or deleted id.',
       request: { params: 'mail-webhook-params' },
-      responses: { 200: 'mail-webhook', 404: 'error-body' },
+      responses: { 200: 'mail-webhook' },
+      errors: [MAIL_ERRORS.webhookNotFound()],
       async handler(ctx) {
         const endpoint = found(await webhooks.get(principalOf(ctx).productId, ctx.params.id as string));
         return { status: 200, body: webhookEndpointView(endpoint) };
@@ -132,7 +133,8 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
         'one disabled after repeated failures, resets its failure count and queues nothing again. ' +
         'Applies to attempts and events after the answer.',
       request: { params: 'mail-webhook-params', body: 'mail-webhook-update' },
-      responses: { 200: 'mail-webhook', 400: 'error-body', 404: 'error-body' },
+      responses: { 200: 'mail-webhook' },
+      errors: [MAIL_ERRORS.webhookNotFound()],
       async handler(ctx) {
         const body = ctx.body as EndpointBody;
         if (body.url !== undefined) await checkTarget(body.url);
@@ -157,7 +159,8 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
         'Removes the endpoint for good: it receives nothing from the answer on (pending deliveries ' +
         'fail without a request) and every operation on it answers 404 `not_found`.',
       request: { params: 'mail-webhook-params' },
-      responses: { 204: { description: 'Deleted' }, 404: 'error-body' },
+      responses: { 204: { description: 'Deleted' } },
+      errors: [MAIL_ERRORS.webhookNotFound()],
       async handler(ctx) {
         if (!(await webhooks.delete(principalOf(ctx).productId, ctx.params.id as string))) {
           throw MAIL_ERRORS.webhookNotFound();

@@ -103,7 +103,8 @@ export function publicKeyRoutes(deps: PublicKeyRouteDeps): RouteDef[] {
         'window. A revoked key answers 409 `public_key_revoked`.',
       access: KEY_MANAGERS,
       request: { params: 'key-id-params', body: 'public-key-scope-update' },
-      responses: { 200: 'public-key', 404: 'error-body', 409: 'error-body' },
+      responses: { 200: 'public-key' },
+      errors: [notFound('public key'), publicKeyRevoked()],
       async handler(ctx) {
         const { productId } = principalOf(ctx);
         const id = ctx.params.id as string;
@@ -131,7 +132,8 @@ export function publicKeyRoutes(deps: PublicKeyRouteDeps): RouteDef[] {
         'key working on its toolkit’s own API.',
       access: KEY_MANAGERS,
       request: { params: 'key-id-params' },
-      responses: { 200: 'public-key', 404: 'error-body', 409: 'error-body' },
+      responses: { 200: 'public-key' },
+      errors: [notFound('public key'), publicKeyRevoked()],
       async handler(ctx) {
         const { productId } = principalOf(ctx);
         const id = ctx.params.id as string;

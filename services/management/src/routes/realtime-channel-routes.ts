@@ -6,7 +6,12 @@
 // the same services (@lattice/realtime), so they refuse alike.
 import type { Environment } from '@lattice/core';
 import type { RouteContext, RouteDef } from '@lattice/http';
-import type { PublishMessageBody, RealtimeHttp, TokenRequestBody } from '@lattice/realtime';
+import {
+  type PublishMessageBody,
+  REALTIME_ERRORS,
+  type RealtimeHttp,
+  type TokenRequestBody,
+} from '@lattice/realtime';
 import { principalOf } from './principal.ts';
 
 const common = { area: 'realtime', auth: 'management' } as const;
@@ -48,7 +53,8 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         'namespace: dropped; `presence` needs presence on; `publish` needs client events; `history` ' +
         'needs a history window); 422 `no_capabilities` when nothing remains.',
       request: { body: 'realtime-token-request-management' },
-      responses: { 200: 'realtime-token', 422: 'error-body' },
+      responses: { 200: 'realtime-token' },
+      errors: [REALTIME_ERRORS.noCapabilities()],
       async handler(ctx) {
         const { environment, rest } = splitEnvironment<TokenRequestBody>(ctx.body);
         const answer = await realtime.tokens.issue({
@@ -75,13 +81,16 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         '`environment`, default production.',
       request: { body: 'realtime-message-publish-management' },
       bodyLimitBytes: MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES,
-      responses: {
-        202: 'realtime-message-accepted',
-        404: 'error-body',
-        409: 'error-body',
-        429: 'error-body',
-        503: 'error-body',
-      },
+      responses: { 202: 'realtime-message-accepted' },
+      errors: [
+        REALTIME_ERRORS.namespaceNotFound('chat'),
+        REALTIME_ERRORS.idempotencyKeyMismatch(),
+        REALTIME_ERRORS.idempotencyKeyInUse(),
+        REALTIME_ERRORS.quotaExceeded({ 'Retry-After': '3' }),
+        REALTIME_ERRORS.publishUnavailable(),
+        REALTIME_ERRORS.payloadStorageNotProvisioned(),
+        REALTIME_ERRORS.payloadStorageUnavailable(),
+      ],
       async handler(ctx) {
         const principal = principalOf(ctx);
         const { environment, rest } = splitEnvironment<PublishMessageBody>(ctx.body);
@@ -111,7 +120,8 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         'false` when the epoch changed or entries aged out (resync). Entries oldest first, at most ' +
         '1000. A namespace with history off answers an empty result. Optional `environment`.',
       request: { params: 'realtime-channel-params', query: 'realtime-history-query-management' },
-      responses: { 200: 'realtime-history', 404: 'error-body', 503: 'error-body' },
+      responses: { 200: 'realtime-history' },
+      errors: [REALTIME_ERRORS.namespaceNotFound('chat'), REALTIME_ERRORS.historyUnavailable()],
       async handler(ctx) {
         const { environment, ...query } = ctx.query;
         const answer = await realtime.reads.history({
@@ -133,7 +143,12 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
         'Members (one per identity) with their connection counts and info. 403 ' +
         '`presence_disabled` when the namespace has presence off. Optional `environment`.',
       request: { params: 'realtime-channel-params', query: 'realtime-presence-query' },
-      responses: { 200: 'realtime-presence', 403: 'error-body', 404: 'error-body', 503: 'error-body' },
+      responses: { 200: 'realtime-presence' },
+      errors: [
+        REALTIME_ERRORS.namespaceNotFound('chat'),
+        REALTIME_ERRORS.presenceDisabled('chat'),
+        REALTIME_ERRORS.presenceUnavailable(),
+      ],
       async handler(ctx) {
         const answer = await realtime.reads.presence({
           productId: principalOf(ctx).productId,

@@ -57,7 +57,8 @@ export function realtimeKeyRoutes(deps: { realtimeKeys: RealtimeKeyRepository })
         'The key stops working on the realtime toolkit’s API at once. A public key imported from ' +
         'it is a separate record and stays active; revoke that one in the public key list.',
       request: { params: 'key-id-params' },
-      responses: { 204: { description: 'Deleted' }, 404: 'error-body' },
+      responses: { 204: { description: 'Deleted' } },
+      errors: [notFound('realtime API key')],
       async handler(ctx) {
         const deleted = await deps.realtimeKeys.delete(principalOf(ctx).productId, ctx.params.id as string);
         if (!deleted) throw notFound('realtime API key');

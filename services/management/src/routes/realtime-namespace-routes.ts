@@ -102,7 +102,8 @@ export function realtimeNamespaceRoutes(deps: { namespaces: NamespaceRepository 
       summary: 'Get a namespace',
       description: 'The namespace and its policy; 404 `not_found` when it is not registered.',
       request: { params: 'realtime-namespace-params' },
-      responses: { 200: 'realtime-namespace', 404: 'error-body' },
+      responses: { 200: 'realtime-namespace' },
+      errors: [namespaceNotFound()],
       async handler(ctx) {
         const record = await namespaces.get(principalOf(ctx).productId, ctx.params.name as string);
         if (!record) throw namespaceNotFound();
@@ -119,7 +120,8 @@ export function realtimeNamespaceRoutes(deps: { namespaces: NamespaceRepository 
         'Unregisters the namespace: new tokens no longer grant its channels, publishes and reads ' +
         'answer 404 (within about 5 seconds). Stored history stays until the retention purge.',
       request: { params: 'realtime-namespace-params' },
-      responses: { 204: { description: 'Deleted' }, 404: 'error-body' },
+      responses: { 204: { description: 'Deleted' } },
+      errors: [namespaceNotFound()],
       async handler(ctx) {
         const deleted = await namespaces.delete(principalOf(ctx).productId, ctx.params.name as string);
         if (!deleted) throw namespaceNotFound();
