@@ -12,7 +12,14 @@ const config = testConfig();
 
 export function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', BIN, ...args], {
-    env: { ...process.env, DATABASE_URL: config.databaseUrl, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: config.databaseUrl,
+      LOG_LEVEL: 'warn',
+      // Every answer of the platform under test is checked against the catalog (a 500 otherwise).
+      MANAGEMENT_CHECK_ANSWERS: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

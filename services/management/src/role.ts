@@ -32,7 +32,7 @@ export function managementSettingsOf(config: LatticeConfig): ManagementSettings 
     host: config.host,
     port: config.managementPort,
     redisKeyPrefix: config.redisKeyPrefix,
-    validateResponses: false,
+    validateResponses: config.managementCheckAnswers,
     mail: {
       dnsServers: config.mail.dnsServers,
       returnPathMx: config.mail.returnPathMx,

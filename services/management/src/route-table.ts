@@ -1,7 +1,7 @@
 // The management API's catalog: every product operation, by area. Operational routes are added
 // by the app. This list is what /openapi.json and the agent tools are generated from.
 import type { Logger } from '@lattice/core';
-import type { OpenApiDocument, RouteDef } from '@lattice/http';
+import type { OpenApiDocument, OpenApiInfo, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
 import type { MailHttp, SuppressionStore, WebhookEndpointStore } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
@@ -66,9 +66,17 @@ export function managementRoutes(deps: {
   return [...systemRoutes(deps), ...deps.catalog];
 }
 
-export const MANAGEMENT_API_INFO = {
+export const MANAGEMENT_API_INFO: OpenApiInfo = {
   title: 'Lattice management API',
   description:
     'Bearer-authenticated management of a Lattice product. Every operation is also an agent tool ' +
     'whose name is the operationId. `x-lattice.catalog_version` changes exactly when the catalog does.',
-} as const;
+  // Relative: the document is served by the API it describes, under the same base URL.
+  servers: [{ url: '/', description: 'The management API that serves this document' }],
+  tagDescriptions: {
+    organization: 'The product, its members’ view of it, and the public keys that open the public edge.',
+    mail: 'Sending domains, mail API keys, emails, the suppression list and delivery webhooks.',
+    realtime:
+      'Realtime API keys, namespaces, delegated tokens, server-side publishing, history and presence.',
+  },
+};

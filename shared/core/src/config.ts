@@ -22,6 +22,12 @@ export interface LatticeConfig {
    * name a reverse proxy serves it under); anything else is refused as DNS rebinding.
    */
   managementPublicHosts: string[];
+  /**
+   * MANAGEMENT_CHECK_ANSWERS: check every answer against the operation's declared responses and
+   * error answers, answering 500 on a mismatch. For test and staging platforms, never needed in
+   * production (the suite runs with it on).
+   */
+  managementCheckAnswers: boolean;
   /** `/metrics` and `/healthz` of the actors role when it runs alone. */
   actorsPort: number;
   /**
@@ -235,6 +241,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
     managementPort: port('MANAGEMENT_PORT', 4000),
     managementPublicHosts: list(env, 'MANAGEMENT_PUBLIC_HOSTS'),
+    managementCheckAnswers: bool(env, 'MANAGEMENT_CHECK_ANSWERS', false),
     actorsPort: port('ACTORS_PORT', 4005),
     actorsSessionTimeoutMs: int(env, 'ACTORS_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
     edgeMetricsPorts: {

@@ -3,7 +3,7 @@ export { attachClientErrorHandler } from './client-error.ts';
 export { clientErrorOf, errorMiddleware, internalError } from './error-mapping.ts';
 export { HTTP_ERRORS, STEP } from './http-errors.ts';
 export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem } from './idempotency-key.ts';
-export type { OpenApiDocument } from './openapi.ts';
+export type { OpenApiDocument, OpenApiInfo } from './openapi.ts';
 export { buildOpenApi, CATALOG_VERSION_HEADER } from './openapi.ts';
 export type { PublicHandler, PublicHandlers, PublicRoutes } from './public-handlers.ts';
 export { bindPublicRoutes } from './public-handlers.ts';

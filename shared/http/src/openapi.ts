@@ -16,7 +16,7 @@ import {
 } from './route-def.ts';
 import { errorAnswersByStatus } from './route-errors.ts';
 import { checkRouteTable } from './route-table-check.ts';
-import { DATA_KEYWORDS, mapRefs, reachableSchemaIds } from './schema-refs.ts';
+import { atPointer, DATA_KEYWORDS, mapRefs, type RefTarget } from './schema-refs.ts';
 import type { JsonSchema, SchemaRegistry } from './schema-registry.ts';
 
 export const ERROR_BODY_SCHEMA_ID = 'error-body';
@@ -42,7 +42,7 @@ export interface OpenApiDocument {
   components: Record<string, Record<string, unknown>>;
 }
 
-const componentRef = (id: string, pointer = '') => `#/components/schemas/${id}${pointer}`;
+const componentRef = (name: string) => `#/components/schemas/${name}`;
 
 const SECURITY_SCHEMES: Record<Exclude<AuthKind, 'none'>, Record<string, Record<string, unknown>>> = {
   management: {
@@ -68,24 +68,19 @@ export function buildOpenApi(
   const catalog = catalogRoutes(routes);
   checkRouteTable(catalog, schemas);
 
-  // Components are the schemas something points at: bodies, answers, the error body, and what
-  // the path and query schemas refer to (their properties are inlined as parameters, so those
-  // schemas themselves are never referenced).
-  const roots = new Set<string>([ERROR_BODY_SCHEMA_ID]);
+  // Components are what something points at: bodies, answers, the error body, and every schema
+  // or part of one (a `$defs` entry, a property) that a `$ref` names. The path and query schemas
+  // are not: their properties are inlined as parameters.
+  const components = componentCollector(schemas);
+  components.add({ id: ERROR_BODY_SCHEMA_ID, pointer: '' });
   for (const r of catalog) {
-    if (r.request?.body) roots.add(r.request.body);
-    for (const id of [r.request?.params, r.request?.query]) {
-      if (id) mapRefs(schemas.get(id)!, id, (t) => (roots.add(t.id), ''));
-    }
+    if (r.request?.body) components.add({ id: r.request.body, pointer: '' });
     for (const def of Object.values(r.responses)) {
       const schema = responseDef(def).schema;
-      if (schema) roots.add(schema);
+      if (schema) components.add({ id: schema, pointer: '' });
     }
   }
-  const published = (id: string) =>
-    documentSchema(mapRefs(schemas.get(id)!, id, (t) => componentRef(t.id, t.pointer)));
-  const componentSchemas: Record<string, JsonSchema> = {};
-  for (const id of reachableSchemaIds(roots, schemas)) componentSchemas[id] = published(id);
+  const published = (id: string) => components.publish(schemas.get(id)!, id);
 
   const paths: Record<string, Record<string, unknown>> = {};
   const authKinds = new Set<AuthKind>();
@@ -95,6 +90,9 @@ export function buildOpenApi(
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operationOf(route, published);
   }
+  const componentSchemas = Object.fromEntries(
+    Object.entries(components.schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 
   const securitySchemes: Record<string, unknown> = {};
   for (const kind of authKinds) if (kind !== 'none') Object.assign(securitySchemes, SECURITY_SCHEMES[kind]);
@@ -221,6 +219,43 @@ function operationOf(route: RouteDef, published: (id: string) => JsonSchema): Re
       : {}),
     responses,
   };
+}
+
+/**
+ * The document's components: each schema, or part of a schema, that a `$ref` names becomes one
+ * component (`key-common.name` for `key-common#/$defs/name`), so every component is used as a
+ * whole and a reader meets a named type rather than a pointer into another one.
+ */
+function componentCollector(registry: SchemaRegistry) {
+  const schemas: Record<string, JsonSchema> = {};
+  const nameOf = ({ id, pointer }: RefTarget) =>
+    pointer === ''
+      ? id
+      : [
+          id,
+          ...pointer
+            .split('/')
+            .slice(1)
+            .filter((segment) => segment !== '$defs'),
+        ]
+          .join('.')
+          .replace(/[^A-Za-z0-9._-]/g, '_');
+  const publish = (node: JsonSchema, ownId: string): JsonSchema => {
+    const { $defs: _defs, ...rest } = node;
+    return documentSchema(mapRefs(rest as JsonSchema, ownId, (target) => componentRef(add(target))));
+  };
+  const add = (target: RefTarget): string => {
+    const name = nameOf(target);
+    if (name in schemas) return name;
+    schemas[name] = {}; // a placeholder first: a schema may refer to itself
+    const schema = registry.get(target.id);
+    if (!schema) throw new Error(`schema "${target.id}" is referenced but not in the registry`);
+    const node =
+      target.pointer === '' ? schema : atPointer(schema, target.pointer, `${target.id}#${target.pointer}`);
+    schemas[name] = publish(node as JsonSchema, target.id);
+    return name;
+  };
+  return { schemas, add, publish };
 }
 
 /** A schema's first `examples` entry: the operation's example of that part. */

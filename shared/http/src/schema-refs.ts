@@ -3,7 +3,13 @@
 import type { JsonSchema, SchemaRegistry } from './schema-registry.ts';
 
 /** Keywords whose values are data, not schemas: never look for `$ref` inside them. */
-export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['const', 'enum', 'default', 'examples', 'example']);
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set([
+  'const',
+  'enum',
+  'default',
+  'examples',
+  'example',
+]);
 /** Identity keywords that only make sense at a file's top level. */
 const FILE_KEYWORDS = new Set(['$id', '$schema']);
 
@@ -57,25 +63,8 @@ export function mapRefs(
   return walk(schema, visit) as JsonSchema;
 }
 
-/** Ids of `roots` and every schema they reach through `$ref`, sorted. */
-export function reachableSchemaIds(roots: Iterable<string>, registry: SchemaRegistry): string[] {
-  const seen = new Set<string>();
-  const pending = [...roots];
-  while (pending.length > 0) {
-    const id = pending.pop()!;
-    if (seen.has(id)) continue;
-    const schema = registry.get(id);
-    if (!schema) throw new Error(`schema "${id}" is referenced but not in the registry`);
-    seen.add(id);
-    mapRefs(schema, id, (target) => {
-      pending.push(target.id);
-      return '';
-    });
-  }
-  return [...seen].sort();
-}
-
-function atPointer(schema: JsonSchema, pointer: string, where: string): unknown {
+/** The node `pointer` names inside `schema`; throws naming `where` when there is none. */
+export function atPointer(schema: JsonSchema, pointer: string, where: string): unknown {
   let node: unknown = schema;
   for (const raw of pointer.split('/').slice(1)) {
     const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
