@@ -25,6 +25,12 @@ describe('management API: the /reference pages', function () {
     for (const route of catalogRoutes(t.routes)) {
       expect(html, route.operationId).to.include(`<section id="${route.operationId}"`);
     }
+    // Examples and error answers are shown as the document gives them.
+    const revoke = html.slice(html.indexOf('<section id="organization_public-keys_revoke"'));
+    const section = revoke.slice(0, revoke.indexOf('</section>'));
+    expect(section).to.include('<code>public_key_revoked</code>');
+    expect(section).to.include('&quot;code&quot;: &quot;public_key_revoked&quot;');
+    expect(html).to.include('<h4>Request example</h4>');
     // Descriptions are escaped: no markup of theirs reaches the page.
     expect(html).to.not.match(/<script/i);
   });

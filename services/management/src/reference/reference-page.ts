@@ -1,7 +1,8 @@
 // `{base_url}/reference`: the human reference of the management API, rendered from the same
 // OpenAPI document `/openapi.json` serves and stamped with its `catalog_version`, so the page, the
 // document and the agent tools are one generation (spec "Versioning"). Plain HTML, no script:
-// a table of contents by tag, then each operation with its parameters, body and answers.
+// a table of contents by tag, then each operation with its parameters, body, answers and their
+// examples (error answers by code, with the body the API sends).
 import type { OpenApiDocument } from '@lattice/http';
 
 interface Operation {
@@ -16,12 +17,17 @@ interface Operation {
     description?: string;
     schema?: unknown;
   }>;
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
-  responses?: Record<
-    string,
-    { description?: string; $ref?: string; content?: Record<string, { schema?: unknown }> }
-  >;
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
 }
+
+interface MediaType {
+  schema?: unknown;
+  example?: unknown;
+  examples?: Record<string, { summary?: string; value?: unknown }>;
+}
+
+const json = (value: unknown): string => `<pre>${escapeHtml(JSON.stringify(value, null, 2))}</pre>`;
 
 const escapeHtml = (text: string): string =>
   text.replace(
@@ -52,18 +58,19 @@ function operationsOf(doc: OpenApiDocument): Array<Operation & { method: string;
   return ops;
 }
 
-function answerOf(
-  doc: OpenApiDocument,
-  status: string,
-  r: NonNullable<Operation['responses']>[string],
-): string {
-  const shared = r.$ref
-    ? (doc.components.responses?.[r.$ref.split('/').pop()!] as typeof r | undefined)
-    : undefined;
-  const answer = shared ?? r;
-  const schema = answer.content ? Object.values(answer.content)[0]?.schema : undefined;
-  const name = (schema as { $ref?: string } | undefined)?.$ref?.split('/').pop();
-  return `<li><strong>${escapeHtml(status)}</strong> ${prose(answer.description)}${name ? ` <code>${escapeHtml(name)}</code>` : ''}</li>`;
+function answerOf(status: string, answer: NonNullable<Operation['responses']>[string]): string {
+  const media = answer.content ? Object.values(answer.content)[0] : undefined;
+  const name = (media?.schema as { $ref?: string } | undefined)?.$ref?.split('/').pop();
+  const head = `<strong>${escapeHtml(status)}</strong>${name ? ` <code>${escapeHtml(name)}</code>` : ''}`;
+  if (media?.examples) {
+    // An error answer: one line per code, each with the body the API sends.
+    const codes = Object.entries(media.examples)
+      .map(([code, e]) => `<li><code>${escapeHtml(code)}</code>: ${prose(e.summary)}${json(e.value)}</li>`)
+      .join('');
+    return `<li>${head}<ul>${codes}</ul></li>`;
+  }
+  const example = media?.example === undefined ? '' : `<p>Example</p>${json(media.example)}`;
+  return `<li>${head} ${prose(answer.description)}${example}</li>`;
 }
 
 export function renderReference(doc: OpenApiDocument): string {
@@ -90,7 +97,8 @@ export function renderReference(doc: OpenApiDocument): string {
             `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${escapeHtml(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escapeHtml(JSON.stringify(p.schema ?? {}))}</code></td><td>${prose(p.description)}</td></tr>`,
         )
         .join('');
-      const body = o.requestBody?.content ? Object.values(o.requestBody.content)[0]?.schema : undefined;
+      const bodyMedia = o.requestBody?.content ? Object.values(o.requestBody.content)[0] : undefined;
+      const body = bodyMedia?.schema;
       return [
         `<section id="${escapeHtml(o.operationId)}" aria-labelledby="${escapeHtml(o.operationId)}-title">`,
         `<h3 id="${escapeHtml(o.operationId)}-title"><code>${escapeHtml(o.operationId)}</code></h3>`,
@@ -99,11 +107,10 @@ export function renderReference(doc: OpenApiDocument): string {
         params
           ? `<table><caption>Parameters</caption><thead><tr><th scope="col">name</th><th scope="col">in</th><th scope="col">required</th><th scope="col">schema</th><th scope="col">description</th></tr></thead><tbody>${params}</tbody></table>`
           : '',
-        body
-          ? `<h4>Request body</h4><pre>${escapeHtml(JSON.stringify(schemaOf(doc, body), null, 2))}</pre>`
-          : '',
+        body ? `<h4>Request body</h4>${json(schemaOf(doc, body))}` : '',
+        bodyMedia?.example === undefined ? '' : `<h4>Request example</h4>${json(bodyMedia.example)}`,
         `<h4>Answers</h4><ul>${Object.entries(o.responses ?? {})
-          .map(([status, r]) => answerOf(doc, status, r))
+          .map(([status, r]) => answerOf(status, r))
           .join('')}</ul>`,
         '</section>',
       ].join('\n');
