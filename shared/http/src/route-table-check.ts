@@ -58,7 +58,8 @@ export function checkRouteTable(routes: readonly RouteDef[], schemas: SchemaRegi
       if (!Number.isInteger(status) || status < 100 || status > 599) fail(`bad response status ${status}`);
       schemaOf(responseDef(route.responses[status]!).schema, `response ${status}`);
       // Error answers are the ApiErrors of RouteDef.errors, so the document shows their bodies.
-      if (status >= 400 && !route.operational) fail(`error status ${status} belongs in errors, not responses`);
+      if (status >= 400 && !route.operational)
+        fail(`error status ${status} belongs in errors, not responses`);
     }
   }
 }

@@ -8,7 +8,12 @@ import type { Registry } from 'prom-client';
 import { renderReference } from '../reference/reference-page.ts';
 
 const DB_CHECK_TIMEOUT_MS = 2000;
-const HEALTH_CHECK_FAILED = new ApiError(503, 'database_unavailable', 'health_check', 'The database is not reachable');
+const HEALTH_CHECK_FAILED = new ApiError(
+  503,
+  'database_unavailable',
+  'health_check',
+  'The database is not reachable',
+);
 
 export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenApiDocument }): RouteDef[] {
   const common = { area: 'system', auth: 'none', operational: true } as const;
@@ -21,7 +26,8 @@ export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenAp
       path: '/healthz',
       operationId: 'system_healthz',
       summary: 'Liveness and database reachability',
-      description: '200 while the process runs and PostgreSQL answers within 2 s; 503 `database_unavailable` otherwise.',
+      description:
+        '200 while the process runs and PostgreSQL answers within 2 s; 503 `database_unavailable` otherwise.',
       responses: { 200: 'health', 503: 'error-body' },
       errors: [HEALTH_CHECK_FAILED],
       async handler() {
@@ -39,7 +45,8 @@ export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenAp
       path: '/metrics',
       operationId: 'system_metrics',
       summary: 'Prometheus metrics',
-      description: 'The role’s metrics in the Prometheus text format (no credential: scrape it from the private network).',
+      description:
+        'The role’s metrics in the Prometheus text format (no credential: scrape it from the private network).',
       responses: { 200: { contentType: 'text/plain', description: 'Prometheus text exposition format' } },
       async handler() {
         return { status: 200, body: await deps.registry.metrics(), contentType: deps.registry.contentType };
@@ -61,7 +68,8 @@ export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenAp
       path: '/reference',
       operationId: 'system_reference',
       summary: 'The human reference, generated from the OpenAPI document',
-      description: 'HTML pages of every operation, rendered from the served document and stamped with its catalog version.',
+      description:
+        'HTML pages of every operation, rendered from the served document and stamped with its catalog version.',
       responses: { 200: { contentType: 'text/html', description: 'The reference page' } },
       handler: () => ({ status: 200, body: reference, contentType: 'text/html; charset=utf-8' }),
     },
