@@ -2,6 +2,9 @@
 // routing, request validation, the OpenAPI document and the agent tools are all generated from
 // the same array, so they cannot disagree.
 import type { Request, Response } from 'express';
+import type { ResponseDef } from './response-def.ts';
+
+export type { ResponseDef } from './response-def.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -76,13 +79,6 @@ export interface RouteResult {
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
-}
-
-export interface ResponseDef {
-  /** `$id` of the response body schema; omit for bodies that are not JSON. */
-  schema?: string;
-  contentType?: string;
-  description?: string;
 }
 
 export interface RouteDef {
