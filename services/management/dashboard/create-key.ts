@@ -66,7 +66,7 @@ export function createCreateKeyForm(deps: {
       panelName.textContent = key.name;
       panel.hidden = false;
       panelTitle.focus();
-      announce(deps.status, `Key ${key.name} created. Copy it now: it is shown only once.`);
+      announce(deps.status, `Key “${key.name}” created. Copy it now: it is shown only once.`);
       await deps.created(key);
     } catch (err) {
       showProblem(error, err);
@@ -93,6 +93,7 @@ export function createCreateKeyForm(deps: {
 
   done.addEventListener('click', () => {
     forgetKey();
+    announce(deps.status, '');
     name.focus();
   });
 

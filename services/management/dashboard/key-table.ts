@@ -10,7 +10,8 @@ export interface RowActions {
   revoke(key: PublicKeyView, opener: HTMLButtonElement): void;
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// The day in the browser's locale keeps the column narrow; the exact instant is in the title.
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 function time(iso: string): HTMLTimeElement {
   return h('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));

@@ -99,7 +99,7 @@ const editScopeDialog = createEditScopeDialog({
   async save(key, scope) {
     const updated = await guarded((api) => api.updateScope(key.id, scope));
     replaceKey(updated);
-    announce(pageStatus, `Scope of ${updated.name} saved. The edge applies it within about 30 seconds.`);
+    announce(pageStatus, `Scope of “${updated.name}” saved. The edge applies it within about 30 seconds.`);
   },
   fallbackFocus: () => keysTitle,
 });

@@ -4,6 +4,7 @@
 import type { PublicKeyView } from './api-types.ts';
 import { byId } from './dom.ts';
 import { clearProblem, showProblem } from './notices.ts';
+import { describeReach } from './scope-options.ts';
 
 export interface RevokeDialog {
   open(key: PublicKeyView, opener: HTMLElement): void;
@@ -18,6 +19,7 @@ export function createRevokeDialog(deps: {
 }): RevokeDialog {
   const dialog = byId('revoke-dialog', HTMLDialogElement);
   const name = byId('revoke-key-name', HTMLElement);
+  const summary = byId('revoke-key-summary', HTMLElement);
   const error = byId('revoke-error', HTMLElement);
   const confirm = byId('revoke-confirm', HTMLButtonElement);
   const cancel = byId('revoke-cancel', HTMLButtonElement);
@@ -49,6 +51,9 @@ export function createRevokeDialog(deps: {
     open(key, opener) {
       current = { key, opener };
       name.textContent = `“${key.name}”`;
+      // Which key exactly: names may repeat, so the visible characters and the scope say it too.
+      const reach = describeReach(key.scope, key.toolkits);
+      summary.textContent = `${key.prefix}${key.visible}… · ${key.environment} · ${reach.toolkits}: ${reach.detail}`;
       clearProblem(error);
       dialog.showModal();
       cancel.focus();
