@@ -13,6 +13,8 @@ echo "== lint and format (biome)"
 biome check --error-on-warnings .
 echo "== type check (tsc, strict)"
 tsc -p tsconfig.json --noEmit
+# The dashboard page's script is browser code (DOM types, no Node): a project of its own.
+tsc -p services/management/dashboard/tsconfig.json --noEmit
 echo "== browser (Debian chromium for the browser client's tests)"
 CHROMIUM_PATH=$(bash scripts/ensure-chromium.sh)
 export CHROMIUM_PATH

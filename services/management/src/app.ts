@@ -39,6 +39,7 @@ import { createMailKeyResolver, createRealtimeKeyResolver } from './auth/area-ke
 import { createBearerAuthenticator } from './auth/bearer-authenticator.ts';
 import type { CredentialResolver } from './auth/credential-resolver.ts';
 import { createMemberTokenResolver } from './auth/member-token-resolver.ts';
+import { dashboardScript, pageFile } from './dashboard/dashboard-files.ts';
 import { mcpRouter } from './mcp/mcp-endpoint.ts';
 import { httpMetricsMiddleware } from './metrics.ts';
 import type { KeyChangeNotifier } from './notify/key-change-notifier.ts';
@@ -69,6 +70,8 @@ export interface ManagementDeps {
   mailHttp: MailHttp;
   /** Checks webhook URLs at create and update (createTargetGuard, decisions.md's address rules). */
   webhookTargets: WebhookTargetCheck;
+  /** The dashboard page's script; default the esbuild bundle of dashboard/ (once per process). */
+  dashboardScript?: () => Promise<string>;
 }
 
 export type MailDomainSettings = Pick<MailConfig, 'dnsServers' | 'returnPathMx' | 'spfInclude'> & {
@@ -128,7 +131,24 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     ],
   });
 
-  const routes = managementRoutes({ catalog, openApi, db: deps.db, registry: deps.registry });
+  const script = deps.dashboardScript ?? dashboardScript;
+  // Bundled now, while the server starts, so the first page load does not wait for esbuild; a
+  // failure is logged here and answered 503 (and retried) when the script is asked for.
+  script().catch((err: unknown) =>
+    logger.error({ err }, 'the dashboard script could not be bundled; retrying on its first request'),
+  );
+  const routes = managementRoutes({
+    catalog,
+    openApi,
+    db: deps.db,
+    registry: deps.registry,
+    dashboard: {
+      html: pageFile('public-access.html'),
+      css: pageFile('dashboard.css'),
+      script,
+      logger,
+    },
+  });
   const app = express();
   app.disable('x-powered-by');
   // Flat query strings only: nested `a[b]=` syntax would bypass the query schemas' shape.

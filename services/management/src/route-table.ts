@@ -7,6 +7,7 @@ import type { MailHttp, SuppressionStore, WebhookEndpointStore } from '@lattice/
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db, ProductRepository } from '@lattice/store';
 import type { Registry } from 'prom-client';
+import { type DashboardRouteDeps, dashboardRoutes } from './dashboard/dashboard-routes.ts';
 import { type MailDomainRouteDeps, mailDomainRoutes } from './routes/mail-domain-routes.ts';
 import { mailEmailRoutes } from './routes/mail-email-routes.ts';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
@@ -56,14 +57,15 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
   ];
 }
 
-/** Everything the management router serves: operational routes plus the catalog. */
+/** Everything the management router serves: operational routes (the dashboard's too) plus the catalog. */
 export function managementRoutes(deps: {
   catalog: readonly RouteDef[];
   openApi: OpenApiDocument;
   db: Db;
   registry: Registry;
+  dashboard: DashboardRouteDeps;
 }): RouteDef[] {
-  return [...systemRoutes(deps), ...deps.catalog];
+  return [...systemRoutes(deps), ...dashboardRoutes(deps.dashboard), ...deps.catalog];
 }
 
 export const MANAGEMENT_API_INFO: OpenApiInfo = {

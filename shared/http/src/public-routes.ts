@@ -5,7 +5,10 @@
 // the management API (request-validators.ts), so one body gets one answer on both surfaces.
 // Handlers are not here: a toolkit binds them by operationId (public-handlers.ts); a route no
 // toolkit serves yet answers 501 after its checks.
-import type { ResponseDef } from './route-def.ts';
+//
+// The dashboard's page bundles this file for browsers (`@lattice/http/public-routes`: its route
+// options are this table's keyed routes), so it imports nothing but response-def.ts.
+import type { ResponseDef } from './response-def.ts';
 
 export const TOOLKITS = ['mail', 'realtime'] as const;
 export type Toolkit = (typeof TOOLKITS)[number];

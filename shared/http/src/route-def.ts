@@ -3,6 +3,9 @@
 // the same array, so they cannot disagree.
 import type { ApiError } from '@lattice/core';
 import type { Request, Response } from 'express';
+import type { ResponseDef } from './response-def.ts';
+
+export type { ResponseDef } from './response-def.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -77,13 +80,6 @@ export interface RouteResult {
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
-}
-
-export interface ResponseDef {
-  /** `$id` of the response body schema; omit for bodies that are not JSON. */
-  schema?: string;
-  contentType?: string;
-  description?: string;
 }
 
 export interface RouteDef {

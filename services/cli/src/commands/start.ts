@@ -196,6 +196,7 @@ function printBanner(
     `  management API   ${api}`,
     `  OpenAPI 3.1      ${api}/openapi.json`,
     `  health, metrics  ${api}/healthz  ${api}/metrics`,
+    `  dashboard        ${api}/dashboard/settings/public-access  (sign in with the owner_token below)`,
     `  public edge      ${urlOf('edge-production')}  (production)`,
     `  public dev edge  ${urlOf('edge-development')}  (development)`,
     `  gateway          ${urlOf('gateway-production')}  (production, WebSocket)`,

@@ -1,0 +1,65 @@
+// Edit scope: a modal <dialog> holding the same scope chooser as the Create form, preset to the
+// key's current scope. Saving sends PUT /organization/public-keys/:id/scope.
+import type { PublicKeyView, Scope } from './api-types.ts';
+import { byId } from './dom.ts';
+import { clearProblem, showProblem } from './notices.ts';
+import { createScopeFieldset } from './scope-fieldset.ts';
+
+export interface EditScopeDialog {
+  open(key: PublicKeyView, opener: HTMLElement): void;
+  close(): void;
+}
+
+export function createEditScopeDialog(deps: {
+  save(key: PublicKeyView, scope: Scope): Promise<void>;
+  fallbackFocus(): HTMLElement;
+}): EditScopeDialog {
+  const dialog = byId('scope-dialog', HTMLDialogElement);
+  const form = byId('scope-form', HTMLFormElement);
+  const name = byId('scope-key-name', HTMLElement);
+  const error = byId('scope-error', HTMLElement);
+  const cancel = byId('scope-cancel', HTMLButtonElement);
+  const scope = createScopeFieldset('edit');
+  byId('edit-scope', HTMLElement).replaceWith(scope.element);
+  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+  let current: { key: PublicKeyView; opener: HTMLElement } | null = null;
+
+  cancel.addEventListener('click', () => dialog.close());
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const chosen = scope.read();
+    if (!current || !chosen || submit.disabled) return;
+    submit.disabled = true;
+    dialog.setAttribute('aria-busy', 'true');
+    clearProblem(error);
+    try {
+      await deps.save(current.key, chosen);
+      dialog.close();
+    } catch (err) {
+      showProblem(error, err);
+    } finally {
+      submit.disabled = false;
+      dialog.removeAttribute('aria-busy');
+    }
+  });
+  dialog.addEventListener('close', () => {
+    const opener = current?.opener;
+    current = null;
+    (opener?.isConnected ? opener : deps.fallbackFocus()).focus();
+  });
+
+  return {
+    open(key, opener) {
+      current = { key, opener };
+      name.textContent = `“${key.name}”`;
+      clearProblem(error);
+      scope.set(key.scope);
+      dialog.showModal();
+      // Focus the chosen kind, where the user is most likely to start.
+      scope.element.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.focus();
+    },
+    close() {
+      if (dialog.open) dialog.close();
+    },
+  };
+}
