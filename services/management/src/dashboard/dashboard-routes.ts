@@ -52,6 +52,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDef[] {
       path: DASHBOARD_PAGE_PATH,
       operationId: 'system_dashboard_public_access',
       summary: 'The dashboard’s Settings → Public Access page',
+      description: 'Static HTML; it signs in with a member token and calls the API on the same origin.',
       responses: { 200: { contentType: 'text/html' } },
       handler: () => file('text/html; charset=utf-8', deps.html),
     },
@@ -60,6 +61,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDef[] {
       path: DASHBOARD_STYLE_PATH,
       operationId: 'system_dashboard_style',
       summary: 'The dashboard’s stylesheet',
+      description: 'Static CSS of the dashboard pages.',
       responses: { 200: { contentType: 'text/css' } },
       handler: () => file('text/css; charset=utf-8', deps.css),
     },
@@ -68,6 +70,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDef[] {
       path: DASHBOARD_SCRIPT_PATH,
       operationId: 'system_dashboard_script',
       summary: 'The dashboard page’s script, bundled from TypeScript',
+      description:
+        'Bundled once per process by esbuild; 503 `dashboard_unavailable` while it cannot be built.',
       responses: { 200: { contentType: 'text/javascript' }, 503: 'error-body' },
       async handler() {
         try {
