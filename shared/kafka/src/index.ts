@@ -9,6 +9,8 @@ export { createKafkaDeadLetterSink } from './dead-letters.ts';
 export type { GroupCommitPublisher, GroupCommitPublisherOptions } from './group-commit-publisher.ts';
 export { createGroupCommitPublisher, PublishFailedError } from './group-commit-publisher.ts';
 export { partitionOfKey } from './key-partition.ts';
+export type { PartitionPlacement, PartitionPlan, PlacementSlot } from './partition-placement.ts';
+export { metadataPlacement } from './partition-placement.ts';
 export type { RecordProducer } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

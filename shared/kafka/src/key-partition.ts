@@ -5,13 +5,21 @@ import { Partitioners } from 'kafkajs';
 
 const partitioner = Partitioners.DefaultPartitioner();
 
+type PartitionMetadata = Parameters<typeof partitioner>[0]['partitionMetadata'];
+/** By partition count: producers place every record with it, so it is built once per count. */
+const metadataByCount = new Map<number, PartitionMetadata>();
+
 export function partitionOfKey(topic: string, key: string, partitionCount: number): number {
-  const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    partitionErrorCode: 0,
-    replicas: [0],
-    isr: [0],
-  }));
+  let partitionMetadata = metadataByCount.get(partitionCount);
+  if (!partitionMetadata) {
+    partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
+      partitionId,
+      leader: 0,
+      partitionErrorCode: 0,
+      replicas: [0],
+      isr: [0],
+    }));
+    metadataByCount.set(partitionCount, partitionMetadata);
+  }
   return partitioner({ topic, partitionMetadata, message: { key, value: null } });
 }

@@ -4,13 +4,22 @@
 // surfaces to the caller, whose retry may duplicate a record; consumers are idempotent for that.
 import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import type { Codec } from './codec.ts';
+import { partitionOfKey } from './key-partition.ts';
+import { metadataPlacement, type PartitionPlacement } from './partition-placement.ts';
 
 export interface RecordProducer {
   send<T>(topic: string, codec: Codec<T>, records: Array<{ key: string; value: T }>): Promise<void>;
   disconnect(): Promise<void>;
 }
 
-export async function createRecordProducer(kafka: Kafka): Promise<RecordProducer> {
+/**
+ * `placement`: where keys go while topics are re-partitioned (partition-placement.ts); every role
+ * that produces while the platform runs passes its shared one.
+ */
+export async function createRecordProducer(
+  kafka: Kafka,
+  placement: PartitionPlacement = metadataPlacement,
+): Promise<RecordProducer> {
   const producer: Producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
@@ -21,11 +30,21 @@ export async function createRecordProducer(kafka: Kafka): Promise<RecordProducer
   await producer.connect();
   return {
     async send(topic, codec, records) {
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: records.map((r) => ({ key: r.key, value: codec.encode(r.value) })),
-      });
+      const slot = await placement.acquire(topic);
+      try {
+        const count = slot.partitions;
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: records.map((r) =>
+            count === null
+              ? { key: r.key, value: codec.encode(r.value) }
+              : { key: r.key, value: codec.encode(r.value), partition: partitionOfKey(topic, r.key, count) },
+          ),
+        });
+      } finally {
+        slot.release();
+      }
     },
     disconnect: () => producer.disconnect(),
   };
