@@ -2,10 +2,13 @@ export {
   fanOutChannel,
   fanOutChannelPattern,
   keyChangesChannel,
+  partitionPlanKeys,
   presenceResultChannel,
   presenceResultPattern,
   realtimeIdempotencyKeys,
 } from './keys.ts';
+export type { StoredPartitionPlan } from './partition-plan-store.redis.ts';
+export { createRedisPartitionPlanStore } from './partition-plan-store.redis.ts';
 export type { RateLimitOutcome } from './rate-limit-headers.ts';
 export { rateLimitHeaders, singlePolicyHeaders } from './rate-limit-headers.ts';
 export type { FallbackRateLimiter } from './rate-limiter.fallback.ts';

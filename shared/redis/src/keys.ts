@@ -127,3 +127,18 @@ export function realtimeIdempotencyKeys(
   const record = `${prefix}rt-idem:{${productId}:${environment}:${sha256Hex(idempotencyKey)}}`;
   return { record, lock: `${record}:lock`, done: `${record}:done` };
 }
+
+/**
+ * The partition plans of Kafka topics (`lattice topics scale`): a hash of topic → plan JSON, the
+ * sorted set of producing processes by heartbeat, and per plan version the set of producers that
+ * acknowledged it. One hash tag, so the procedure's keys share a cluster slot.
+ */
+export function partitionPlanKeys(prefix: string) {
+  assertKeyPrefix(prefix);
+  return {
+    plans: `${prefix}partition:{plans}:by-topic`,
+    producers: `${prefix}partition:{plans}:producers`,
+    acks: (topic: string, version: number) =>
+      `${prefix}partition:{plans}:acks:${encodeKeyPart(topic)}:${version}`,
+  };
+}
