@@ -4,6 +4,7 @@
 // channel.
 import { actorsRole, catalogTopicNames } from '@lattice/actors';
 import { generateSecretKeyEntry, newId, parseSecretKeys, systemClock } from '@lattice/core';
+import { metadataPlacement } from '@lattice/kafka';
 import {
   channelCommandKey,
   createHistoryReader,
@@ -57,6 +58,7 @@ describe('actors role with the channel actor kind and realtime jobs', function (
         clock: systemClock,
         redis: () => f.redis,
         kafka: () => f.kafka,
+        placement: () => metadataPlacement,
         secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
       },
     );

@@ -14,6 +14,7 @@ import {
   type DeadLetter,
   ensureTopics,
   loadCodec,
+  type PartitionPlacement,
   TOPIC_CATALOG,
   topicName,
 } from '@lattice/kafka';
@@ -45,6 +46,8 @@ export interface ActorHostSettings extends KafkaTopicSettings {
 export interface ActorsRoleOptions {
   settings: ActorHostSettings;
   kafka: Kafka;
+  /** Where keys go while topics are re-partitioned: the process's shared placement. */
+  placement: PartitionPlacement;
   logger: Logger;
   registry: Registry;
   // biome-ignore lint/suspicious/noExplicitAny: registrations of different command types live in one list
@@ -90,7 +93,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
   const { settings, kafka, logger } = opts;
   const scheduler = opts.scheduler ?? systemScheduler;
   await createCatalogTopics(settings, kafka, logger);
-  const producer = await createRecordProducer(kafka);
+  const producer = await createRecordProducer(kafka, opts.placement);
   const deadLetters = createKafkaDeadLetterSink(
     producer,
     topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name),

@@ -6,6 +6,7 @@ import { testConfig, uniqueName } from '@lattice/core/testing';
 import {
   createKafka,
   createRecordProducer,
+  metadataPlacement,
   type RecordProducer,
   TOPIC_CATALOG,
   topicName,
@@ -60,6 +61,7 @@ describe('email-state actors on mail.events (real Kafka and PostgreSQL)', functi
         sessionTimeoutMs: 10_000,
       },
       kafka,
+      placement: metadataPlacement,
       logger,
       registry: metrics,
       kinds: [emailStateRegistration({ db, logger, registry: metrics })],

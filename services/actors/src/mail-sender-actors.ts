@@ -1,7 +1,7 @@
 // The mail sender part of the actors role: the sender actor kind on `mail.outbound` (one pooled
 // SMTP transport per process, to SMTP_URL), and its sweeps (due retries, orphaned accepts).
 import { type Clock, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
-import { createRecordProducer, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import { createRecordProducer, type PartitionPlacement, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import {
   createMailEventPublisher,
   createMessageBuilder,
@@ -42,6 +42,8 @@ export interface MailSenderDeps {
   kafkaTopicPrefix: string;
   db: Knex;
   kafka: Kafka;
+  /** Where keys go while topics are re-partitioned: the process's shared placement. */
+  placement: PartitionPlacement;
   logger: Logger;
   registry: Registry;
   clock: Clock;
@@ -68,7 +70,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
     maxConnections: settings.smtpMaxConnections,
   });
   const events: MailEventPublisher = createMailEventPublisher({
-    producer: () => createRecordProducer(deps.kafka),
+    producer: () => createRecordProducer(deps.kafka, deps.placement),
     topic: topicName(deps.kafkaTopicPrefix, TOPIC_CATALOG.mailEvents.name),
     logger,
   });

@@ -10,6 +10,7 @@ import type {
   RunningRole,
   SecretKeyring,
 } from '@lattice/core';
+import type { PartitionPlacement } from '@lattice/kafka';
 import {
   createPostgresDomainStore,
   createTargetGuard,
@@ -93,6 +94,8 @@ export interface ActorsShared {
   redis(name: string): Redis;
   /** The process's Kafka client of this name (client id). */
   kafka(name: string): Kafka;
+  /** The process's partition placement (one per process: it is one producer to the scaling procedure). */
+  placement(): PartitionPlacement;
   /** Opens the DKIM keys' seals and signs tracking links. */
   secretKeys: SecretKeyring;
 }
@@ -108,6 +111,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
       kafkaTopicPrefix: settings.kafkaTopicPrefix,
       db,
       kafka: shared.kafka('actors-mail'),
+      placement: shared.placement(),
       logger,
       registry: shared.registry,
       clock,
@@ -121,6 +125,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
       kafkaTopicPrefix: settings.kafkaTopicPrefix,
       db,
       kafka: shared.kafka('actors-webhooks'),
+      placement: shared.placement(),
       logger,
       registry: shared.registry,
       keyring: shared.secretKeys,
@@ -133,6 +138,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
     const hosts = await startActorsRole({
       settings,
       kafka: shared.kafka('actors'),
+      placement: shared.placement(),
       logger,
       registry: shared.registry,
       kinds: [

@@ -10,7 +10,13 @@ import {
   type SecretKeyring,
   systemScheduler,
 } from '@lattice/core';
-import { createRecordProducer, partitionOfKey, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import {
+  createRecordProducer,
+  type PartitionPlacement,
+  partitionOfKey,
+  TOPIC_CATALOG,
+  topicName,
+} from '@lattice/kafka';
 import {
   createEndpointWorkers,
   createPostgresDeliveryStore,
@@ -46,6 +52,8 @@ export interface WebhookDeliveryDeps {
   kafkaTopicPrefix: string;
   db: Knex;
   kafka: Kafka;
+  /** Where keys go while topics are re-partitioned: the process's shared placement. */
+  placement: PartitionPlacement;
   logger: Logger;
   registry: Registry;
   /** Opens the endpoints' sealed secrets. */
@@ -87,7 +95,7 @@ export function webhookDelivery(
     metrics,
   });
   const wake: WebhookWakePublisher = createWebhookWakePublisher({
-    producer: () => createRecordProducer(deps.kafka),
+    producer: () => createRecordProducer(deps.kafka, deps.placement),
     topic: deliveriesTopic,
     logger,
   });

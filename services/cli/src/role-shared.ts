@@ -2,12 +2,15 @@
 // harness, a benchmark server): named Redis connections and Kafka clients opened on first use,
 // and the realtime services that the edges and management of one process serve together. The
 // owner closes it after every role has stopped; the database stays the owner's to close.
+
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ActorsShared } from '@lattice/actors';
 import { type Clock, type LatticeConfig, type Logger, type Scheduler, systemClock } from '@lattice/core';
 import type { EdgeShared } from '@lattice/edge';
 import type { GatewayShared } from '@lattice/gateway';
-import { createKafka } from '@lattice/kafka';
+import { createKafka, createPlannedPlacement, type PartitionPlacement } from '@lattice/kafka';
 import {
   type MailHttpRuntime,
   type MailHttpSettings,
@@ -25,7 +28,7 @@ import {
   realtimeHttpSettingsOf,
   startRealtimeHttpRuntime,
 } from '@lattice/realtime';
-import { closeRedis, createRedis } from '@lattice/redis';
+import { closeRedis, createRedis, createRedisPartitionPlanStore } from '@lattice/redis';
 import type { Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -65,6 +68,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
   const clients = new Map<string, Kafka>();
   let runtime: RealtimeHttpRuntime | undefined;
   let mailRuntime: MailHttpRuntime | undefined;
+  let partitionPlacement: PartitionPlacement | undefined;
   // Every role of the process seals and signs with the same keyring.
   const secretKeys = secretKeyringOf(config);
 
@@ -86,6 +90,16 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     }
     return client;
   };
+  // One per process: the scaling procedure waits for each producing process, not each producer.
+  const placement = (): PartitionPlacement => {
+    partitionPlacement ??= createPlannedPlacement({
+      store: createRedisPartitionPlanStore(redis('partition-plans'), config.redisKeyPrefix),
+      producerId: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      logger,
+      leaseMs: config.partitionPlanLeaseMs,
+    });
+    return partitionPlacement;
+  };
   const realtimeRuntime = () => {
     runtime ??= startRealtimeHttpRuntime(
       { ...realtimeHttpSettingsOf(config), ...opts.realtime },
@@ -94,6 +108,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
         logger,
         redis: redis('realtime'),
         kafka: kafka('realtime'),
+        placement: placement(),
         payloads:
           opts.payloads ??
           createPayloadStoreRegistry({
@@ -113,6 +128,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     clock,
     redis,
     kafka,
+    placement,
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     secretKeys,
     realtime: () => realtimeRuntime().http,
@@ -124,6 +140,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
           logger,
           redis: redis('mail'),
           kafka: kafka('mail'),
+          placement: placement(),
           keyring: secretKeys,
           registry,
           clock,
@@ -140,6 +157,8 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
       mailRuntime = undefined;
       try {
         await Promise.all(closing.map((r) => r?.close()));
+        await partitionPlacement?.close();
+        partitionPlacement = undefined;
       } finally {
         const open = [...connections.values()];
         connections.clear();

@@ -1,8 +1,8 @@
 import { createLogger, RetryableError } from '@lattice/core';
 import { ManualScheduler } from '@lattice/core/testing';
 import { expect } from 'chai';
-import type { PartitionPlacement } from './partition-placement.ts';
 import { createPlannedPlacement } from './partition-placement.planned.ts';
+import type { PartitionPlacement } from './partition-placement.ts';
 import { createMemoryPartitionPlanStore } from './partition-plan-store.memory.ts';
 
 const TOPIC = 'realtime.channel-commands';
@@ -16,7 +16,7 @@ describe('planned partition placement', () => {
   beforeEach(async () => {
     scheduler = new ManualScheduler(1_000_000);
     store = createMemoryPartitionPlanStore(scheduler);
-    placement = await createPlannedPlacement({
+    placement = createPlannedPlacement({
       store,
       producerId: 'p1',
       logger,
@@ -25,6 +25,7 @@ describe('planned partition placement', () => {
       leaseMs: 1_000,
       holdTimeoutMs: 2_000,
     });
+    await scheduler.settle();
   });
   afterEach(() => placement.close());
 

@@ -7,7 +7,14 @@
 // - a producer that could not read the plans for `leaseMs` stops sending (bounded wait, then a
 //   RetryableError the caller answers 503 with), because the procedure counts a producer whose
 //   heartbeat is that old as gone, and a gone producer must not place a key by a stale plan.
-import { errorMessage, type Logger, RetryableError, type Scheduler, systemScheduler, type Timer } from '@lattice/core';
+import {
+  errorMessage,
+  type Logger,
+  RetryableError,
+  type Scheduler,
+  systemScheduler,
+  type Timer,
+} from '@lattice/core';
 import type { PartitionPlacement, PartitionPlan, PlacementSlot } from './partition-placement.ts';
 import type { PartitionPlanStore } from './partition-plan-store.ts';
 
@@ -28,7 +35,7 @@ export interface PlannedPlacementOptions {
 /** A topic without a plan: placed by Kafka's partitioner; its sends count as version 0. */
 const UNPLANNED_VERSION = 0;
 
-export async function createPlannedPlacement(opts: PlannedPlacementOptions): Promise<PartitionPlacement> {
+export function createPlannedPlacement(opts: PlannedPlacementOptions): PartitionPlacement {
   const scheduler = opts.scheduler ?? systemScheduler;
   const refreshMs = opts.refreshMs ?? 250;
   const leaseMs = opts.leaseMs ?? 10_000;
@@ -70,7 +77,8 @@ export async function createPlannedPlacement(opts: PlannedPlacementOptions): Pro
       if (failureLogged) log.info('partition plans readable again');
       failureLogged = false;
     } catch (err) {
-      if (!failureLogged) log.warn({ err: errorMessage(err) }, 'partition plans unreadable; sends stop past the lease');
+      if (!failureLogged)
+        log.warn({ err: errorMessage(err) }, 'partition plans unreadable; sends stop past the lease');
       failureLogged = true;
     }
   }
@@ -82,7 +90,8 @@ export async function createPlannedPlacement(opts: PlannedPlacementOptions): Pro
     });
     return refreshing;
   };
-  await tick();
+  // Sends wait for the first read (the lease starts invalid), so there is nothing to await here.
+  void tick();
   const timer: Timer = scheduler.setInterval(() => void tick(), refreshMs, { unref: true });
 
   function release(topic: string, version: number): void {

@@ -6,6 +6,7 @@ import {
   createGroupCommitPublisher,
   createRecordProducer,
   type GroupCommitPublisher,
+  type PartitionPlacement,
   TOPIC_CATALOG,
   topicName,
 } from '@lattice/kafka';
@@ -66,6 +67,8 @@ export interface MailHttpRuntimeDeps {
   /** A command connection (send-rate counts), owned by the caller. */
   redis: Redis;
   kafka: Kafka;
+  /** Where keys go while topics are re-partitioned: the process's shared placement. */
+  placement: PartitionPlacement;
   /** Opens the domains' DKIM keys' seals (the runtime reads verified domains) and signs links. */
   keyring: SecretKeyring;
   registry: Registry;
@@ -86,7 +89,7 @@ export interface MailHttpRuntime {
 
 export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpRuntimeDeps): MailHttpRuntime {
   const { logger, kafka, clock } = deps;
-  const producer = () => createRecordProducer(kafka);
+  const producer = () => createRecordProducer(kafka, deps.placement);
   const outbound: GroupCommitPublisher<MailOutboundRecord> = createGroupCommitPublisher({
     producer,
     topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.mailOutbound.name),

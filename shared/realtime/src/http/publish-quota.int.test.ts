@@ -1,7 +1,7 @@
 // Grouped counting of the publish quota stays exact at the hard limit, and is counted.
 import { createLogger, systemClock } from '@lattice/core';
 import { ManualClock, testConfig, uniqueName } from '@lattice/core/testing';
-import { createKafka } from '@lattice/kafka';
+import { createKafka, metadataPlacement } from '@lattice/kafka';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import { expect } from 'chai';
@@ -87,6 +87,7 @@ describe('publish quota (Redis): grouped counting', () => {
       logger,
       redis,
       kafka: createKafka({ brokers: deployment.kafkaBrokers, clientId: uniqueName('quota-rt'), logger }),
+      placement: metadataPlacement,
       payloads: createPayloadStoreRegistry({
         store: createFilesystemPayloadStore({ dir: deployment.dataDir }),
       }),

@@ -3,7 +3,13 @@
 // Kafka producer is connected on the first publish (and again after a failed connect), so a
 // role starts while Kafka is still coming up.
 import type { Clock, Environment, LatticeConfig, Logger } from '@lattice/core';
-import { createRecordProducer, loadCodec, TOPIC_CATALOG, topicName } from '@lattice/kafka';
+import {
+  createRecordProducer,
+  loadCodec,
+  type PartitionPlacement,
+  TOPIC_CATALOG,
+  topicName,
+} from '@lattice/kafka';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
@@ -50,6 +56,8 @@ export interface RealtimeHttpRuntimeDeps {
   redis: Redis;
   /** The client the Publish commands are produced with. */
   kafka: Kafka;
+  /** Where keys go while topics are re-partitioned: the process's shared placement. */
+  placement: PartitionPlacement;
   /** Which products may publish data over the inline cap, and where it is kept. */
   payloads: PayloadStoreRegistry;
   metrics: PublishQuotaMetrics;
@@ -71,7 +79,7 @@ export function startRealtimeHttpRuntime(
   // Read per command by ioredis, so switching it on here applies from the next command.
   redis.options.enableAutoPipelining = true;
   const commands = createChannelCommandPublisher({
-    producer: () => createRecordProducer(kafka),
+    producer: () => createRecordProducer(kafka, deps.placement),
     topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name),
     codec: loadCodec<ChannelCommandRecord>(TOPIC_CATALOG.channelCommands.schema),
     logger,
