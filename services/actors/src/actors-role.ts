@@ -41,6 +41,8 @@ export type KafkaTopicSettings = Pick<
 export interface ActorHostSettings extends KafkaTopicSettings {
   /** ACTORS_SESSION_TIMEOUT_MS. */
   sessionTimeoutMs: number;
+  /** ACTORS_METADATA_MAX_AGE_MS; default 30 s. */
+  metadataMaxAgeMs?: number;
 }
 
 export interface ActorsRoleOptions {
@@ -113,6 +115,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       registry: opts.registry,
       scheduler,
       sessionTimeoutMs: settings.sessionTimeoutMs,
+      ...(settings.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: settings.metadataMaxAgeMs }),
       // Heartbeats at a tenth of the session, as Kafka advises at most a third.
       heartbeatIntervalMs: Math.max(1_000, Math.floor(settings.sessionTimeoutMs / 10)),
       ...(reg.onAssignment ? { onAssignment: reg.onAssignment } : {}),

@@ -61,6 +61,7 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
     kafkaPartitions: config.kafkaPartitions,
     kafkaReplicationFactor: config.kafkaReplicationFactor,
     sessionTimeoutMs: config.actorsSessionTimeoutMs,
+    metadataMaxAgeMs: config.actorsMetadataMaxAgeMs,
     redisKeyPrefix: config.redisKeyPrefix,
     historyPurgeIntervalMs: 600_000,
     presenceSweepIntervalMs: 5_000,

@@ -6,7 +6,7 @@ import { runInfra } from './commands/infra.ts';
 import { runMcp } from './commands/mcp.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { ROLES, runStart } from './commands/start.ts';
-import { runTopics } from './commands/topics.ts';
+import { runTopics, runTopicsScale } from './commands/topics.ts';
 
 const USAGE = `lattice <command>
 
@@ -16,6 +16,8 @@ const USAGE = `lattice <command>
                                      create a product, its owner and an owner token; prints JSON
   migrate                            apply database migrations
   topics                             create the Kafka topics of the catalog
+  topics scale NAME --partitions N   grow a catalog topic (e.g. realtime.channel-commands) while the
+                                     platform runs: drain and switch (docs/operations.md); JSON last
   infra up|down|status               local Kafka, Redis and PostgreSQL
   mcp                                the management API's agent tools over stdio (MCP), with the
                                      credential of LATTICE_API_KEY against LATTICE_BASE_URL
@@ -30,6 +32,7 @@ async function main(argv: string[]): Promise<number> {
       product: { type: 'string' },
       'verified-domain': { type: 'string' },
       env: { type: 'string' },
+      partitions: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -49,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       return runMigrate(ctx);
     case 'topics':
-      return runTopics(ctx);
+      return rest[0] === 'scale' ? runTopicsScale(ctx, rest[1], values.partitions) : runTopics(ctx);
     case 'infra':
       return runInfra(ctx, rest[0]);
     case 'mcp':

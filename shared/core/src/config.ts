@@ -35,6 +35,11 @@ export interface LatticeConfig {
    * that died without leaving keeps its partitions before the others take them over.
    */
   actorsSessionTimeoutMs: number;
+  /**
+   * ACTORS_METADATA_MAX_AGE_MS: how often the actor hosts re-read topic metadata, which bounds how
+   * soon they take on partitions added by `lattice topics scale`.
+   */
+  actorsMetadataMaxAgeMs: number;
   /** `/metrics` and `/healthz` of an edge run alone (`lattice start edge --env …`), per environment. */
   edgeMetricsPorts: Record<Environment, number>;
   /** Public edge origin per environment ({public_url}, {public_dev_url}). */
@@ -250,6 +255,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     managementCheckAnswers: bool(env, 'MANAGEMENT_CHECK_ANSWERS', false),
     actorsPort: port('ACTORS_PORT', 4005),
     actorsSessionTimeoutMs: int(env, 'ACTORS_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
+    actorsMetadataMaxAgeMs: int(env, 'ACTORS_METADATA_MAX_AGE_MS', 30_000, 1_000, 3_600_000),
     edgeMetricsPorts: {
       production: port('EDGE_METRICS_PORT', 4006),
       development: port('EDGE_DEV_METRICS_PORT', 4007),

@@ -47,6 +47,8 @@ export interface ActorHostOptions<C> {
   /** Actors kept in memory; the least recently used are evicted (and rehydrated on demand). */
   maxCachedActors?: number;
   sessionTimeoutMs?: number;
+  /** How often topic metadata is re-read: added partitions are taken on (a rebalance) within it. */
+  metadataMaxAgeMs?: number;
   heartbeatIntervalMs?: number;
   /** Longest a fetch waits for records; also bounds the heartbeat gap of an idle member. */
   maxWaitTimeMs?: number;
@@ -81,6 +83,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     heartbeatInterval: heartbeatIntervalMs,
     maxWaitTimeInMs: opts.maxWaitTimeMs ?? 1_000,
     allowAutoTopicCreation: false,
+    metadataMaxAge: opts.metadataMaxAgeMs ?? 30_000,
   });
   const actors = new ActorCache<C>(opts.maxCachedActors ?? 10_000);
   let assigned: number[] = [];

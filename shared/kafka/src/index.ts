@@ -14,6 +14,8 @@ export { createPlannedPlacement } from './partition-placement.planned.ts';
 export type { PartitionPlacement, PartitionPlan, PlacementSlot } from './partition-placement.ts';
 export { metadataPlacement } from './partition-placement.ts';
 export type { PartitionPlanStore } from './partition-plan-store.ts';
+export type { ScaleOutcome, ScalePartitionsOptions } from './partition-scaling.ts';
+export { ScaleRefused, scalePartitions } from './partition-scaling.ts';
 export type { RecordProducer } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';
