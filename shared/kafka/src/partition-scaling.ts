@@ -15,6 +15,7 @@
 import { type Admin, AssignerProtocol } from 'kafkajs';
 import type { PartitionPlan } from './partition-placement.ts';
 import type { PartitionPlanStore } from './partition-plan-store.ts';
+import { PRODUCER_METADATA_MAX_AGE_MS } from './producer.ts';
 
 export interface ScalePartitionsOptions {
   admin: Admin;
@@ -56,11 +57,16 @@ export async function scalePartitions(opts: ScalePartitionsOptions): Promise<Sca
 
   /** Polls `check` until it answers null (done) or the step times out; `check` says what is left. */
   const waitFor = async (step: string, check: () => Promise<string | null>) => {
-    const deadline = Date.now() + stepTimeoutMs;
-    let lastLine = 0;
+    const startedAt = Date.now();
+    const deadline = startedAt + stepTimeoutMs;
+    let lastLine = startedAt;
+    opts.progress(`${step}…`);
     for (;;) {
       const left = await check();
-      if (left === null) return;
+      if (left === null) {
+        opts.progress(`${step}: done in ${Date.now() - startedAt} ms`);
+        return;
+      }
       if (Date.now() >= deadline)
         throw new Error(`${step}: still waiting after ${stepTimeoutMs} ms (${left})`);
       if (Date.now() - lastLine >= 2_000) {
@@ -91,6 +97,7 @@ export async function scalePartitions(opts: ScalePartitionsOptions): Promise<Sca
   const v1 = await publish({ partitions: from, state: 'active' });
   await waitFor('1/5 producers place by the plan', acknowledgedByAll(v1));
 
+  const addedAt = Date.now();
   if (existing < to) {
     await admin.createPartitions({ topicPartitions: [{ topic, count: to }] });
     opts.progress(`2/5 added partitions ${existing}..${to - 1}`);
@@ -101,6 +108,13 @@ export async function scalePartitions(opts: ScalePartitionsOptions): Promise<Sca
     const short = await groupsNotCovering(admin, groups, topic, to);
     return short.length === 0 ? null : short.join(', ');
   });
+
+  // Producers learn of the new partitions by their metadata refresh (producer.ts): give it time.
+  const metadataWaitMs = addedAt + PRODUCER_METADATA_MAX_AGE_MS - Date.now();
+  if (metadataWaitMs > 0) {
+    opts.progress(`2/5 producers' metadata refresh (${metadataWaitMs} ms)`);
+    await sleep(metadataWaitMs);
+  }
 
   const v2 = await publish({ partitions: from, state: 'draining' });
   try {
