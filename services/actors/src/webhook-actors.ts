@@ -100,11 +100,17 @@ export function webhookDelivery(
     logger,
   });
 
-  // The topic's partition count, to tell which endpoints this host owns; read again after every
-  // assignment (a scaled topic changes it).
+  // The partition count endpoints are placed over, to tell which this host owns: the topic's plan
+  // when it has one (`lattice topics scale`), else the topic's partitions, read again after every
+  // assignment.
   let admin: Admin | null = null;
   let partitionCount: number | null = null;
   async function readPartitionCount(): Promise<number> {
+    const plan = deps.placement.planOf(deliveriesTopic);
+    if (plan) {
+      partitionCount = plan.partitions;
+      return partitionCount;
+    }
     if (!admin) {
       admin = deps.kafka.admin();
       await admin.connect();
@@ -132,6 +138,15 @@ export function webhookDelivery(
     })();
     return sweeping;
   }
+
+  // A switched plan moves some endpoints to other partitions: their loops here stop (their new
+  // owner's sweep or next record wakes them there), and this host wakes the ones now its own.
+  deps.placement.onPlanChange((topic, plan) => {
+    if (topic !== deliveriesTopic || plan.partitions === partitionCount) return;
+    partitionCount = plan.partitions;
+    workers.placeBy((endpointId) => partitionOfKey(deliveriesTopic, endpointId, plan.partitions));
+    sweep().catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'webhook wake sweep failed'));
+  });
 
   return {
     fanout: {

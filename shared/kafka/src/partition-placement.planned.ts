@@ -49,6 +49,7 @@ export function createPlannedPlacement(opts: PlannedPlacementOptions): Partition
   const inFlight = new Map<string, Map<number, number>>();
   const acknowledged = new Set<string>();
   let failureLogged = false;
+  const listeners: Array<(topic: string, plan: PartitionPlan) => void> = [];
   let closed = false;
 
   const versionOf = (topic: string) => plans.get(topic)?.version ?? UNPLANNED_VERSION;
@@ -71,8 +72,19 @@ export function createPlannedPlacement(opts: PlannedPlacementOptions): Partition
     const startedAtMs = scheduler.nowMs();
     try {
       await opts.store.heartbeat(opts.producerId);
+      const previous = plans;
       plans = await opts.store.readPlans();
       readAtMs = startedAtMs;
+      for (const [topic, plan] of plans) {
+        if (previous.get(topic)?.version === plan.version) continue;
+        for (const listener of listeners) {
+          try {
+            listener(topic, plan);
+          } catch (err) {
+            log.error({ err, topic }, 'partition plan listener failed');
+          }
+        }
+      }
       await acknowledgeCurrent();
       if (failureLogged) log.info('partition plans readable again');
       failureLogged = false;
@@ -130,6 +142,10 @@ export function createPlannedPlacement(opts: PlannedPlacementOptions): Partition
         }
         await scheduler.sleep(Math.min(refreshMs, Math.max(1, deadline - scheduler.nowMs())));
       }
+    },
+    planOf: (topic) => plans.get(topic) ?? null,
+    onPlanChange(listener) {
+      listeners.push(listener);
     },
     async close() {
       closed = true;

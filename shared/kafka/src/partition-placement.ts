@@ -30,6 +30,13 @@ export interface PartitionPlacement {
    * is being re-partitioned, or the plan cannot be read): the caller answers 503.
    */
   acquire(topic: string): Promise<PlacementSlot>;
+  /** The topic's plan as last read; null when it has none (Kafka's partitioner places). */
+  planOf(topic: string): PartitionPlan | null;
+  /**
+   * Calls `listener` with the topic's plan whenever a read finds it changed: work that outlives
+   * records (webhook endpoint loops) follows its keys to their new partitions with it.
+   */
+  onPlanChange(listener: (topic: string, plan: PartitionPlan) => void): void;
   close(): Promise<void>;
 }
 
@@ -41,5 +48,7 @@ const UNPLANNED: PlacementSlot = { partitions: null, release() {} };
  */
 export const metadataPlacement: PartitionPlacement = {
   acquire: async () => UNPLANNED,
+  planOf: () => null,
+  onPlanChange() {},
   close: async () => {},
 };

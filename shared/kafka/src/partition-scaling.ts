@@ -152,11 +152,20 @@ async function groupsOf(admin: Admin, topic: string): Promise<string[]> {
   if (groups.length === 0) return [];
   const described = await admin.describeGroups(groups.map((g) => g.groupId));
   return described.groups
-    .filter((g) =>
-      g.members.some((m) => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics.includes(topic)),
+    .filter(
+      (g) => g.protocolType === 'consumer' && g.members.some((m) => subscribes(m.memberMetadata, topic)),
     )
     .map((g) => g.groupId)
     .sort();
+}
+
+/** Whether a member's metadata (the consumer protocol's) subscribes to `topic`; other clients' may not parse. */
+function subscribes(memberMetadata: Buffer, topic: string): boolean {
+  try {
+    return AssignerProtocol.MemberMetadata.decode(memberMetadata)?.topics.includes(topic) ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /** Groups (with their assigned count) not yet assigned every one of `count` partitions. */
@@ -172,7 +181,9 @@ async function groupsNotCovering(
   for (const g of described.groups) {
     const assigned = new Set<number>();
     for (const m of g.members) {
-      const assignment = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
+      // A member still joining has an empty assignment, which does not parse.
+      const assignment =
+        m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null;
       for (const p of assignment?.assignment[topic] ?? []) assigned.add(p);
     }
     if (g.state !== 'Stable' || assigned.size < count) short.push(`${g.groupId} (${assigned.size}/${count})`);

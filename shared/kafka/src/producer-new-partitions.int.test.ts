@@ -35,6 +35,8 @@ describe('record producer and partitions added while it runs (real Kafka)', func
     let partitions = 2;
     const placement: PartitionPlacement = {
       acquire: async () => ({ partitions, release() {} }),
+      planOf: () => null,
+      onPlanChange() {},
       close: async () => {},
     };
     const producer = await createRecordProducer(kafka, placement);

@@ -49,6 +49,12 @@ export interface EndpointWorkers {
   /** This host now owns exactly these partitions; loops of others stop after their attempt. */
   own(partitions: readonly number[]): void;
   owns(partition: number): boolean;
+  /**
+   * Where endpoints are placed now (a re-partitioned topic moves some): a loop whose endpoint
+   * moved to another partition stops after its attempt, and wakes that name the old partition
+   * are ignored, so the endpoint's new owner is the only one to run it.
+   */
+  placeBy(partitionOf: (endpointId: string) => number): void;
   /** Endpoints with a loop running or waiting for a due time. */
   active(): number;
   close(): Promise<void>;
@@ -72,6 +78,7 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
   const loops = new Map<string, Loop>();
   const secretKeys = new Map<string, Buffer>();
   let owned = new Set<number>();
+  let placed: ((endpointId: string) => number) | null = null;
   let closed = false;
   const outcomes = createOutcomeWriter(store);
 
@@ -86,7 +93,7 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
   }
 
   function wake(endpointId: string, partition: number): void {
-    if (closed || !owned.has(partition)) return;
+    if (closed || !owned.has(partition) || (placed !== null && placed(endpointId) !== partition)) return;
     let loop = loops.get(endpointId);
     if (!loop) {
       loop = { endpointId, partition, running: null, dirty: false, stopped: false, timer: undefined };
@@ -254,6 +261,16 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
       }
     },
     owns: (partition) => owned.has(partition),
+    placeBy(partitionOf) {
+      placed = partitionOf;
+      for (const loop of loops.values()) {
+        if (partitionOf(loop.endpointId) === loop.partition) continue;
+        loop.stopped = true;
+        scheduler.clearTimer(loop.timer);
+        loop.timer = undefined;
+        if (!loop.running) loops.delete(loop.endpointId);
+      }
+    },
     active: () => loops.size,
     async close() {
       closed = true;
