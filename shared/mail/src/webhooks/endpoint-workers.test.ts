@@ -316,4 +316,29 @@ describe('webhook endpoint loops', () => {
     expect(t.sent.map((s) => s.id)).to.deep.equal(['a']);
     expect(t.workers.active()).to.equal(0);
   });
+
+  it('follows a switched placement: a moved endpoint’s loop stops, and wakes naming its old partition are ignored', async () => {
+    const t = setup((s) => (s.id === 'a' ? err500 : ok));
+    t.endpoint('e1');
+    t.endpoint('e2');
+    t.delivery('e1', 'a');
+    t.delivery('e2', 'x');
+    t.workers.wake('e1', 0);
+    await t.scheduler.advanceAsync(0);
+    expect(t.sent.map((s) => s.id)).to.deep.equal(['a']);
+    // The topic switched to more partitions: e1 is now on partition 5 (another host's), e2 on 1.
+    t.workers.placeBy((id) => (id === 'e1' ? 5 : 1));
+    await t.scheduler.advanceAsync(10_000);
+    // e1's retry is its new owner's now; this host neither retries nor restarts it.
+    t.workers.wake('e1', 0);
+    await t.scheduler.advanceAsync(10_000);
+    expect(t.sent.map((s) => s.id)).to.deep.equal(['a']);
+    // e2 is still this host's (partition 1), and its loop runs where the placement says.
+    t.workers.wake('e2', 0);
+    await t.scheduler.advanceAsync(0);
+    expect(t.sent.map((s) => s.id)).to.deep.equal(['a']);
+    t.workers.wake('e2', 1);
+    await t.scheduler.advanceAsync(0);
+    expect(t.sent.map((s) => s.id)).to.deep.equal(['a', 'x']);
+  });
 });
