@@ -159,6 +159,8 @@ describe('realtime client against the gateway', function () {
       onEvent: (e) => events.push([e.from, e.data]),
       onPresence: (p) => presence.push(`${p.action}:${p.member.identity}`),
     });
+    // Client events are not queued while connecting (the client refuses them): wait for Ann's.
+    await until(() => ann.state === 'connected', 'ann connected');
     await ann.publish(channel, { typing: true });
     await ann.presence.enter(channel, { info: { name: 'Ann' } });
     await until(() => events.length === 1 && presence.length === 1, 'event and join');
