@@ -4,9 +4,17 @@
 // surfaces to the caller, whose retry may duplicate a record; consumers are idempotent for that.
 import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import type { Codec } from './codec.ts';
+import { requestIdHeaders } from './record-headers.ts';
+
+export interface OutgoingRecord<T> {
+  key: string;
+  value: T;
+  /** The HTTP request the record is produced for: sent as the `lattice-request-id` header. */
+  requestId?: string | undefined;
+}
 
 export interface RecordProducer {
-  send<T>(topic: string, codec: Codec<T>, records: Array<{ key: string; value: T }>): Promise<void>;
+  send<T>(topic: string, codec: Codec<T>, records: ReadonlyArray<OutgoingRecord<T>>): Promise<void>;
   disconnect(): Promise<void>;
 }
 
@@ -24,7 +32,11 @@ export async function createRecordProducer(kafka: Kafka): Promise<RecordProducer
       await producer.send({
         topic,
         acks: -1,
-        messages: records.map((r) => ({ key: r.key, value: codec.encode(r.value) })),
+        messages: records.map((r) => ({
+          key: r.key,
+          value: codec.encode(r.value),
+          headers: requestIdHeaders(r.requestId),
+        })),
       });
     },
     disconnect: () => producer.disconnect(),
