@@ -218,7 +218,7 @@ describe('public edge: routing and bad input', () => {
     };
     for (const [method, path, sent] of requests) {
       // One request id for both, so their answers can be compared (each would make its own).
-      const headers = { ...sent, 'x-request-id': `same ${method} ${path}` };
+      const headers: Record<string, string> = { ...sent, 'x-request-id': `same ${method} ${path}` };
       const production = await call(bare.production, method, path, headers);
       const development = await call(bare.development, method, path, headers);
       if (path !== '/healthz')
