@@ -283,6 +283,46 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     ).to.be.greaterThan(Number(env.LEDGER_FAIL_UNTIL_MS) - 1000);
   });
 
+  it('reports the lag of the partitions it owns only: a partition taken by a joining host leaves its gauge', async () => {
+    const t = await newTopic();
+    const lagged = async (registry: Registry) => {
+      const values = (await registry.getSingleMetric('lattice_actor_lag_records')!.get()).values;
+      for (const v of values) expect(v.labels).to.include({ group: t.group, topic: t.topic });
+      return values.map((v) => Number(v.labels.partition)).sort((a, b) => a - b);
+    };
+    const owned = (host: { assignedPartitions(): number[] }) =>
+      [...host.assignedPartitions()].sort((a, b) => a - b);
+    const all = Array.from({ length: PARTITIONS }, (_, p) => p);
+    const first = new Registry();
+    const second = new Registry();
+    const a = inProcessHost(t, createLedgerKind({ db, topic: t.topic, host: 'lag-a' }), first);
+    const b = inProcessHost(t, createLedgerKind({ db, topic: t.topic, host: 'lag-b' }), second);
+    await a.start();
+    try {
+      await waitUntil('the first host to own every partition', () => owned(a).length === PARTITIONS, 30_000);
+      expect(await lagged(first)).to.deep.equal(all);
+      await b.start();
+      await waitUntil(
+        'the partitions to be shared',
+        () => owned(a).length > 0 && owned(b).length > 0 && owned(a).length + owned(b).length === PARTITIONS,
+        30_000,
+      );
+      expect(await lagged(first)).to.deep.equal(owned(a));
+      expect(await lagged(second)).to.deep.equal(owned(b));
+      await b.stop();
+      expect(await lagged(second), 'a stopped host reports nothing').to.deep.equal([]);
+      await waitUntil(
+        'the first host to own every partition again',
+        () => owned(a).length === PARTITIONS,
+        30_000,
+      );
+      expect(await lagged(first)).to.deep.equal(all);
+    } finally {
+      await b.stop().catch(() => undefined);
+      await a.stop();
+    }
+  });
+
   it('retries a failing load in place (database down) and stays healthy', async () => {
     const t = await newTopic();
     const registry = new Registry();

@@ -356,7 +356,9 @@ describe('lattice command', function () {
       const health = await fetch(`http://127.0.0.1:${actorsPort}/healthz`);
       expect(health.status).to.equal(200);
       const metrics = await (await fetch(`http://127.0.0.1:${actorsPort}/metrics`)).text();
-      expect(metrics).to.match(/^lattice_actor_host_up\{topic="[^"]*realtime\.channel-commands"\} 1$/m);
+      expect(metrics).to.match(
+        /^lattice_actor_host_up\{group="[^"]*lattice-actors\.channel",topic="[^"]*realtime\.channel-commands"\} 1$/m,
+      );
       expect(await stopPlatform(alone.child)).to.equal(0);
     });
   });

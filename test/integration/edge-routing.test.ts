@@ -216,9 +216,13 @@ describe('public edge: routing and bad input', () => {
       const headers = Object.fromEntries([...a.headers].filter(([name]) => name !== 'date'));
       return { status: a.status, headers, body: a.body };
     };
-    for (const [method, path, headers] of requests) {
+    for (const [method, path, sent] of requests) {
+      // One request id for both, so their answers can be compared (each would make its own).
+      const headers: Record<string, string> = { ...sent, 'x-request-id': `same ${method} ${path}` };
       const production = await call(bare.production, method, path, headers);
       const development = await call(bare.development, method, path, headers);
+      if (path !== '/healthz')
+        expect(production.headers.get('x-request-id')).to.equal(headers['x-request-id']);
       const text = JSON.stringify([shape(production), shape(development)]);
       expect(text).to.not.match(/production|development/i);
       // A key of one environment is refused by the other with the unknown key's answer.

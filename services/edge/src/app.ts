@@ -65,6 +65,7 @@ export function createEdgeApp(deps: EdgeAppDeps): Express {
       clock: deps.clock,
       revokedGraceMs: deps.revokedGraceMs,
       bucketOf: perIpBucketOf(deps.environment, trustProxy !== false && trustProxy !== 0),
+      logger,
     }),
   );
   // Errors become the platform's bodies through the one mapping of @lattice/http.

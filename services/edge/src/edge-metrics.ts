@@ -4,6 +4,7 @@
 // environment, a reload trigger, a policy name, or an outcome code from a fixed list.
 import type { Clock, Environment } from '@lattice/core';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { PER_IP_POLICY_NAME } from './per-ip-limit.ts';
 
 export type ReloadTrigger = 'start' | 'timer' | 'notification' | 'manual';
 
@@ -11,6 +12,8 @@ export interface SnapshotStats {
   /** Keys in the current snapshot; null before the first successful load. */
   size: number | null;
   loadedAtMs: number | null;
+  /** How old a snapshot may get before keyed routes answer 503 (PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS). */
+  maxAgeMs: number;
 }
 
 /** What one edge reports; created by edgeMetrics() for its environment. */
@@ -70,6 +73,16 @@ function familyOn(registry: Registry, clock: Clock): Family {
       }
     },
   });
+  new Gauge({
+    name: 'lattice_edge_key_snapshot_max_age_seconds',
+    help: 'How old the key snapshot may get before keyed routes answer 503 public_config_unavailable (alerts compare the age with it)',
+    labelNames: ['environment'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [environment, stats] of snapshots) this.set({ environment }, stats().maxAgeMs / 1000);
+    },
+  });
   const family: Family = {
     reloads: new Counter({
       name: 'lattice_edge_key_snapshot_reloads_total',
@@ -118,6 +131,9 @@ export function edgeMetrics(registry: Registry, environment: Environment, clock:
   // them into the counter when it is scraped: the exported values are the same.
   let passed = 0;
   const refused = new Map<string, number>();
+  // Exported at 0 from the start, so rate() and increase() see the first one.
+  f.requests.inc({ environment, outcome: 'passed' }, 0);
+  f.fallbacks.inc({ environment, policy: PER_IP_POLICY_NAME }, 0);
   f.requestFlushers.add(() => {
     if (passed > 0) {
       f.requests.inc({ environment, outcome: 'passed' }, passed);

@@ -6,12 +6,20 @@
 //   4 public key check (keyed routes only)    in-memory snapshot, against the headers taken
 //   5 the route's runner                      body, validation, the toolkit's handler (501 until a
 //                                             toolkit serves the route): @lattice/http bindPublicRoutes
+// Before step 1 the request gets its id (X-Request-Id, @lattice/http request-id.ts): answered in
+// X-Request-Id, named in the request log line (info) and in the records the toolkits produce.
 // It is one middleware rather than five so the hot path pays for one express layer, and it stays
 // synchronous when the limiter can answer without I/O (a leased unit, see per-ip-limit.ts): no
 // promise, closure or per-request header formatting beyond the `RateLimit` value. Refusals are
 // thrown; express hands a synchronous throw and a rejected promise alike to the error handler.
-import type { ApiError, Clock, Environment } from '@lattice/core';
-import type { PublicRoutes } from '@lattice/http';
+import type { ApiError, Clock, Environment, Logger } from '@lattice/core';
+import {
+  logRequestWhenDone,
+  type PublicRoutes,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  setRequestId,
+} from '@lattice/http';
 import { checkPublicKey, readPresentedKey } from '@lattice/keys';
 import {
   type FixedWindowPolicy,
@@ -44,6 +52,8 @@ export interface EdgePipelineDeps {
   bucketOf: (req: Request) => string;
   /** Finds the key for a presented value; default: createConnectionKeyCache(). */
   keyCache?: ConnectionKeyCache;
+  /** Where the request lines go (info); above info nothing per request is logged. */
+  logger: Logger;
 }
 
 /**
@@ -109,6 +119,7 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
     if (match.kind === 'none') refuse(EDGE_ERRORS.notFound());
     if (match.kind === 'method') refuse(EDGE_ERRORS.methodNotAllowed(req.method, match.allow));
     if (match.kind === 'malformed') refuse(EDGE_ERRORS.malformedPath());
+    res.locals.operationId = match.route.operationId;
 
     // Taken out before the check, keyless routes included: a credential sent to a keyless
     // route is stripped all the same, and a refused request goes no further anyway.
@@ -141,7 +152,13 @@ export function edgePipeline(deps: EdgePipelineDeps): RequestHandler {
     });
   }
 
+  const log = deps.logger;
   return (req, res) => {
+    // A validated caller's id is visible ASCII and spaces: a valid field value as it stands.
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    setRequestId(res, requestId);
+    setTrustedField(res, REQUEST_ID_HEADER, requestId);
+    if (log.isLevelEnabled('info')) logRequestWhenDone(log, req, res, requestId, { pathWhenMatched: false });
     const bucket = bucketOf(req);
     const known = tryConsume?.(bucket, 1);
     if (known !== undefined) return afterLimit(req, res, known);

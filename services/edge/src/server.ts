@@ -103,7 +103,11 @@ export async function startEdge(settings: EdgeSettings, deps: EdgeDeps): Promise
   });
   const unwatch = metrics.watchSnapshot(() => {
     const s = snapshots.lastLoaded();
-    return { size: s ? s.size : null, loadedAtMs: s ? s.loadedAtMs : null };
+    return {
+      size: s ? s.size : null,
+      loadedAtMs: s ? s.loadedAtMs : null,
+      maxAgeMs: settings.snapshotMaxAgeMs,
+    };
   });
 
   // Subscribed before the first load, so no change can fall between the load and the subscription.

@@ -11,6 +11,7 @@ import {
   loadSchemaRegistry,
   type OpenApiDocument,
   type RouteDef,
+  requestLogMiddleware,
   type SchemaRegistry,
 } from '@lattice/http';
 import {
@@ -153,6 +154,8 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
   app.disable('x-powered-by');
   // Flat query strings only: nested `a[b]=` syntax would bypass the query schemas' shape.
   app.set('query parser', 'simple');
+  // First, so every answer (refusals and the operational routes included) names its request id.
+  app.use(requestLogMiddleware(logger));
   app.use(httpMetricsMiddleware(deps.registry));
   app.use((_req, res, next) => {
     res.set(CATALOG_VERSION_HEADER, catalogVersion);

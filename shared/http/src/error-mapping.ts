@@ -62,12 +62,13 @@ export function errorMiddleware(logger: Logger, opts: ErrorMiddlewareOptions): E
     }
     let apiError = clientErrorOf(err);
     const operationId = res.locals.operationId as string | undefined;
+    const requestId = res.locals.requestId as string | undefined;
     // The path is logged (it may name the product), never the headers (they may carry a key).
     if (!apiError) {
-      logger.error({ err, operationId, method: req.method, path: req.path }, 'unhandled error');
+      logger.error({ err, requestId, operationId, method: req.method, path: req.path }, 'unhandled error');
       apiError = internalError();
     } else if (apiError.status >= 500 && opts.logApiErrors) {
-      logger.error({ err, operationId, method: req.method, path: req.path }, 'request failed');
+      logger.error({ err, requestId, operationId, method: req.method, path: req.path }, 'request failed');
     }
     res.status(apiError.status).set(apiError.headers);
     if (opts.headers) res.set(opts.headers);

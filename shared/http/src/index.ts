@@ -17,6 +17,14 @@ export {
   PUBLIC_ROUTES,
   TOOLKITS,
 } from './public-routes.ts';
+export {
+  REQUEST_ID_HEADER,
+  REQUEST_ID_MAX_LENGTH,
+  requestIdFrom,
+  requestIdOf,
+  setRequestId,
+} from './request-id.ts';
+export { logRequestWhenDone, requestLogMiddleware } from './request-log.ts';
 export type { Authenticator, Principal, RouteAccess, RouteContext, RouteDef } from './route-def.ts';
 export { catalogRoutes, DEFAULT_BODY_LIMIT_BYTES } from './route-def.ts';
 export { buildRouter, operationIdOf } from './router.ts';

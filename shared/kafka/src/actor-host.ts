@@ -13,6 +13,10 @@
 //   was revoked stops taking work and is left to the next owner;
 // - a record that can never apply goes to the dead-letter topic; any other failure (of load or
 //   handle) is retried in place with backoff, keeping the key's order.
+//
+// Log lines name the records' request ids (the `lattice-request-id` header): the retry and
+// dead-letter lines always, and at debug level one line per key's applied records, so an id
+// found in the edge's request line leads to the host that applied it.
 import { performance } from 'node:perf_hooks';
 import {
   type BackoffOptions,
@@ -29,9 +33,18 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { type ActorKind, type ActorRecord, isReplay } from './actor.ts';
 import { ActorCache } from './actor-cache.ts';
-import { type ActorHostMetrics, actorHostMetrics } from './actor-metrics.ts';
+import {
+  type ActorHostMetrics,
+  actorHostMetrics,
+  HANDLER_ERROR_KINDS,
+  type HandlerErrorKind,
+  RECORD_OUTCOMES,
+  type RecordOutcome,
+} from './actor-metrics.ts';
 import type { Codec } from './codec.ts';
+import { createConsumerLagReader } from './consumer-lag.ts';
 import { type DeadLetter, type DeadLetterSink, sendDeadLetter } from './dead-letters.ts';
+import { requestIdOf } from './record-headers.ts';
 
 export interface ActorHostOptions<C> {
   kafka: Kafka;
@@ -70,6 +83,13 @@ export interface ActorHost {
 /** Thrown inside a batch when the batch must be left for the partition's next owner. */
 class Abandoned extends Error {}
 
+/** The distinct request ids of some records, for a log line. */
+function requestIdsOf(records: readonly { requestId?: string | undefined }[]): string[] {
+  const ids = new Set<string>();
+  for (const r of records) if (r.requestId !== undefined) ids.add(r.requestId);
+  return [...ids];
+}
+
 export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const log = opts.logger.child({ component: 'actor-host', topic: opts.topic, group: opts.groupId });
   const metrics: ActorHostMetrics = actorHostMetrics(opts.registry);
@@ -77,6 +97,18 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 3_000;
   const retry = opts.retry ?? { initialMs: 100, maxMs: 10_000, jitterRatio: 0.2 };
   const scheduler = opts.scheduler ?? systemScheduler;
+  const group = opts.groupId;
+  // Label sets built once: counting a chunk allocates nothing.
+  const hostLabels = { group, topic: opts.topic };
+  const outcomeLabels = Object.fromEntries(
+    RECORD_OUTCOMES.map((outcome) => [outcome, { group, topic: opts.topic, outcome }]),
+  ) as Record<RecordOutcome, { group: string; topic: string; outcome: RecordOutcome }>;
+  const errorLabels = Object.fromEntries(
+    HANDLER_ERROR_KINDS.map((kind) => [kind, { group, topic: opts.topic, kind }]),
+  ) as Record<HandlerErrorKind, { group: string; topic: string; kind: HandlerErrorKind }>;
+  // Exported at 0 from the start, so rate() and increase() see the first dead letter or failure.
+  for (const labels of Object.values(outcomeLabels)) metrics.records.inc(labels, 0);
+  for (const labels of Object.values(errorLabels)) metrics.handlerErrors.inc(labels, 0);
   const consumer: Consumer = opts.kafka.consumer({
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
@@ -88,7 +120,16 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const actors = new ActorCache<C>(opts.maxCachedActors ?? 10_000);
   let assigned: number[] = [];
   let healthy = true;
-  metrics.hostUp.set({ topic: opts.topic }, 1);
+  metrics.hostUp.set(hostLabels, 1);
+  const lag = createConsumerLagReader({
+    kafka: opts.kafka,
+    group,
+    topic: opts.topic,
+    owned: () => assigned,
+    scheduler,
+    logger: log,
+  });
+  let unwatchLag: (() => void) | null = null;
 
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     const generation = actors.newGeneration();
@@ -106,7 +147,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     if (!event.payload.restart) {
       healthy = false;
       assigned = [];
-      metrics.hostUp.set({ topic: opts.topic }, 0);
+      metrics.hostUp.set(hostLabels, 0);
       // It owns nothing any more: work that outlives records (webhook loops) must stop too.
       try {
         opts.onAssignment?.([]);
@@ -140,8 +181,11 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
         if (!alive()) throw new Abandoned();
       },
     });
-    metrics.records.inc({ topic: opts.topic, outcome: 'dead_lettered' });
-    log.error({ partition, offset: m.offset, error: sent.error }, 'record dead-lettered');
+    metrics.records.inc(outcomeLabels.dead_lettered);
+    log.error(
+      { partition, offset: m.offset, requestId: requestIdOf(m), error: sent.error },
+      'record dead-lettered',
+    );
   }
 
   /**
@@ -174,14 +218,27 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       reload = false;
       const applied = actor.applied();
       const fresh = queue.filter((r) => !isReplay(applied, r));
-      metrics.records.inc({ topic: opts.topic, outcome: 'replay_skipped' }, queue.length - fresh.length);
+      metrics.records.inc(outcomeLabels.replay_skipped, queue.length - fresh.length);
       if (fresh.length === 0) {
         queue = [];
         return;
       }
       chunk = oneAtATime ? fresh.slice(0, 1) : fresh;
       await actor.handle(chunk);
-      metrics.records.inc({ topic: opts.topic, outcome: 'applied' }, chunk.length);
+      metrics.records.inc(outcomeLabels.applied, chunk.length);
+      if (log.isLevelEnabled('debug')) {
+        log.debug(
+          {
+            partition,
+            key,
+            fromOffset: String(chunk[0]!.offset),
+            toOffset: String(chunk[chunk.length - 1]!.offset),
+            records: chunk.length,
+            requestIds: requestIdsOf(chunk),
+          },
+          'records applied',
+        );
+      }
       queue = fresh.slice(chunk.length);
     }
 
@@ -196,17 +253,27 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
             // A failed load or handle may leave the in-memory actor half-updated: reload it.
             reload = true;
             if (err instanceof TerminalError || err instanceof Abandoned) throw err;
-            metrics.handlerErrors.inc({ topic: opts.topic, kind: 'retryable' });
+            metrics.handlerErrors.inc(errorLabels.retryable);
             if (!alive()) throw new Abandoned();
             const hintMs = err instanceof RetryableError ? err.retryAfterMs : 0;
             const delayMs = Math.max(hintMs, backoffMs);
-            log.warn({ err, key, partition, attempt, delayMs }, 'actor failed; retrying');
+            log.warn(
+              {
+                err,
+                key,
+                partition,
+                attempt,
+                delayMs,
+                requestIds: requestIdsOf(chunk.length > 0 ? chunk : queue),
+              },
+              'actor failed; retrying',
+            );
             return delayMs;
           },
         });
       } catch (err) {
         if (!(err instanceof TerminalError)) throw err;
-        metrics.handlerErrors.inc({ topic: opts.topic, kind: 'terminal' });
+        metrics.handlerErrors.inc(errorLabels.terminal);
         if (chunk.length > 1) {
           oneAtATime = true;
           continue;
@@ -226,7 +293,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     const startedAt = performance.now();
     const batchGeneration = actors.currentGeneration();
     const partition = batch.partition;
-    const labels = { topic: batch.topic, partition: String(partition) };
+    const labels = { group, topic: batch.topic, partition: String(partition) };
     let rebalanceError: unknown;
     const alive = () =>
       payload.isRunning() &&
@@ -257,7 +324,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
           if (!m.value) throw new TerminalError('record has no value');
           value = opts.codec.decode(m.value);
         } catch (err) {
-          metrics.handlerErrors.inc({ topic: opts.topic, kind: 'decode' });
+          metrics.handlerErrors.inc(errorLabels.decode);
           try {
             await deadLetter(m, partition, err, alive);
           } catch (dlqErr) {
@@ -274,6 +341,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
           key,
           value,
           timestampMs: Number(m.timestamp),
+          requestId: requestIdOf(m),
         };
         const list = byKey.get(key);
         if (list) list.push(record);
@@ -310,8 +378,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
         log.info({ err, partition }, 'commit refused during rebalance; the next owner skips the replay');
       }
       if (rebalanceError !== undefined) throw rebalanceError;
-      metrics.lag.set(labels, Number(batch.offsetLag()));
-      metrics.batchSeconds.observe({ topic: batch.topic }, (performance.now() - startedAt) / 1000);
+      metrics.batchSeconds.observe(hostLabels, (performance.now() - startedAt) / 1000);
     } finally {
       scheduler.clearTimer(pump);
       metrics.batchAge.set(labels, 0);
@@ -328,10 +395,14 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
         partitionsConsumedConcurrently: opts.partitionsConcurrency ?? 4,
         eachBatch,
       });
+      unwatchLag ??= metrics.watchLag(lag);
     },
     async stop() {
+      unwatchLag?.();
+      unwatchLag = null;
       await consumer.disconnect();
       assigned = [];
+      await lag.close();
     },
     assignedPartitions: () => assigned,
     healthy: () => healthy,

@@ -8,6 +8,11 @@ export interface ActorRecord<C> {
   key: string;
   value: C;
   timestampMs: number;
+  /**
+   * The HTTP request the record was produced for (its `lattice-request-id` header), for log
+   * lines and for the records an actor produces in turn.
+   */
+  requestId?: string | undefined;
 }
 
 /** The last record an actor applied. Persisted in the same transaction as the actor's state. */

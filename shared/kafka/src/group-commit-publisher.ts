@@ -13,8 +13,11 @@ import type { Codec } from './codec.ts';
 import type { RecordProducer } from './producer.ts';
 
 export interface GroupCommitPublisher<T> {
-  /** Resolves once the record is acknowledged by all in-sync replicas; rejects otherwise. */
-  publish(key: string, value: T): Promise<void>;
+  /**
+   * Resolves once the record is acknowledged by all in-sync replicas; rejects otherwise.
+   * `requestId` (the HTTP request it is produced for) goes out as the record's header.
+   */
+  publish(key: string, value: T, requestId?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,9 +52,11 @@ export interface GroupCommitPublisherOptions<T> {
   maxBatchBytes?: number;
 }
 
+/** A queued record; it is itself the OutgoingRecord handed to the producer (no copy per record). */
 interface Pending<T> {
   key: string;
   value: T;
+  requestId: string | undefined;
   bytes: number;
   settled: boolean;
   resolve(): void;
@@ -109,11 +114,7 @@ export function createGroupCommitPublisher<T>(opts: GroupCommitPublisherOptions<
       if (batch.length === 0) continue;
       try {
         const p = await connected();
-        await p.send(
-          opts.topic,
-          opts.codec,
-          batch.map((b) => ({ key: b.key, value: b.value })),
-        );
+        await p.send(opts.topic, opts.codec, batch);
         for (const b of batch) b.resolve();
       } catch (err) {
         log.warn({ err: errorMessage(err), records: batch.length }, `producing ${what} failed`);
@@ -133,7 +134,7 @@ export function createGroupCommitPublisher<T>(opts: GroupCommitPublisherOptions<
   }
 
   return {
-    publish(key, value) {
+    publish(key, value, requestId) {
       if (closed) return Promise.reject(new PublishFailedError('the publisher is closed'));
       return new Promise<void>((resolve, reject) => {
         const timer = scheduler.setTimeout(() => {
@@ -143,6 +144,7 @@ export function createGroupCommitPublisher<T>(opts: GroupCommitPublisherOptions<
         const entry: Pending<T> = {
           key,
           value,
+          requestId,
           bytes: sizeOf(value),
           settled: false,
           resolve: () => {

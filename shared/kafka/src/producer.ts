@@ -7,6 +7,7 @@ import { type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
 import type { Codec } from './codec.ts';
 import { partitionOfKey } from './key-partition.ts';
 import { metadataPlacement, type PartitionPlacement } from './partition-placement.ts';
+import { requestIdHeaders } from './record-headers.ts';
 
 /**
  * How stale a producer's topic metadata may get. kafkajs silently drops a record sent to a
@@ -20,8 +21,15 @@ export const PRODUCER_METADATA_MAX_AGE_MS = 5_000;
 /** Resends of records whose partitions the metadata did not list, before the send fails. */
 const MISSING_PARTITION_RESENDS = 3;
 
+export interface OutgoingRecord<T> {
+  key: string;
+  value: T;
+  /** The HTTP request the record is produced for: sent as the `lattice-request-id` header. */
+  requestId?: string | undefined;
+}
+
 export interface RecordProducer {
-  send<T>(topic: string, codec: Codec<T>, records: Array<{ key: string; value: T }>): Promise<void>;
+  send<T>(topic: string, codec: Codec<T>, records: ReadonlyArray<OutgoingRecord<T>>): Promise<void>;
   disconnect(): Promise<void>;
 }
 
@@ -48,13 +56,18 @@ export async function createRecordProducer(
       try {
         const count = slot.partitions;
         if (count === null) {
-          const messages = records.map((r) => ({ key: r.key, value: codec.encode(r.value) }));
+          const messages = records.map((r) => ({
+            key: r.key,
+            value: codec.encode(r.value),
+            headers: requestIdHeaders(r.requestId),
+          }));
           await producer.send({ topic, acks: -1, messages });
           return;
         }
         let pending: Message[] = records.map((r) => ({
           key: r.key,
           value: codec.encode(r.value),
+          headers: requestIdHeaders(r.requestId),
           partition: partitionOfKey(topic, r.key, count),
         }));
         for (let resend = 0; ; resend++) {

@@ -6,7 +6,14 @@
 // rebinding).
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@lattice/core';
-import type { Authenticator, RouteDef, SchemaRegistry, ToolDefinition } from '@lattice/http';
+import {
+  type Authenticator,
+  REQUEST_ID_HEADER,
+  type RouteDef,
+  requestIdOf,
+  type SchemaRegistry,
+  type ToolDefinition,
+} from '@lattice/http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -70,6 +77,8 @@ export function mcpRouter(deps: McpEndpointDeps): Router {
       return;
     }
     const authorization = String(req.headers.authorization);
+    // A tool call's REST request carries the /mcp request's id: one id in the log for both.
+    const requestId = requestIdOf(res);
     const origin = selfOrigin(req);
     const server = new Server({ name: 'lattice', version: deps.version }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -95,6 +104,7 @@ export function mcpRouter(deps: McpEndpointDeps): Router {
         method: rest.method,
         headers: {
           authorization,
+          ...(requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId }),
           ...(rest.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(rest.body === undefined ? {} : { body: rest.body }),

@@ -3,7 +3,7 @@
 // schema, the same services, the same answers. These two are all a `sending_access` mail key
 // reaches; a domain-locked mail key sends only from its domain (an imported copy on the public
 // edge is not locked). Tracking links of emails sent here point at the production edge.
-import { MAIL_SEND_BODY_LIMIT_BYTES, type RouteDef } from '@lattice/http';
+import { MAIL_SEND_BODY_LIMIT_BYTES, type RouteDef, requestIdOf } from '@lattice/http';
 import { MAIL_ERRORS, type MailHttp, type SendEmailBody } from '@lattice/mail';
 import { SENDING_ACCESS } from '../auth/access-policy.ts';
 import { principalOf } from './principal.ts';
@@ -46,6 +46,7 @@ export function mailEmailRoutes(deps: { mail: MailHttp }): RouteDef[] {
           body: ctx.body as SendEmailBody,
           idempotencyKey: Array.isArray(key) ? key.join(', ') : key,
           domainLock: principal.domainLock ?? null,
+          requestId: requestIdOf(ctx.res),
         });
         return {
           status: answer.status,

@@ -5,7 +5,7 @@
 // published is logged and the answer still goes out, since the row is durable and the actors'
 // wake sweep finds due pending deliveries without a wake.
 import { type Clock, errorMessage, type Logger, systemClock } from '@lattice/core';
-import type { RouteDef } from '@lattice/http';
+import { type RouteDef, requestIdOf } from '@lattice/http';
 import {
   MAIL_ERRORS,
   type WebhookActionRefusal,
@@ -58,20 +58,23 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
    * pending delivery from the database, so a recover of thousands needs one wake, not thousands.
    * A failure only delays the deliveries until the wake sweep.
    */
-  async function wake(deliveries: readonly WebhookDelivery[]): Promise<void> {
+  async function wake(deliveries: readonly WebhookDelivery[], requestId: string | undefined): Promise<void> {
     const d = [...deliveries].sort((a, b) => a.seq - b.seq)[0];
     if (!d) return;
     try {
-      await deps.wakes.publish([
-        {
-          delivery_id: d.id,
-          endpoint_id: d.endpointId,
-          product_id: d.productId,
-          event_type: d.eventType,
-          seq: d.seq,
-          recorded_at_ms: clock.nowMs(),
-        },
-      ]);
+      await deps.wakes.publish(
+        [
+          {
+            delivery_id: d.id,
+            endpoint_id: d.endpointId,
+            product_id: d.productId,
+            event_type: d.eventType,
+            seq: d.seq,
+            recorded_at_ms: clock.nowMs(),
+          },
+        ],
+        requestId,
+      );
     } catch (err) {
       logger.warn(
         { err: errorMessage(err), endpointId: deliveries[0]!.endpointId, deliveries: deliveries.length },
@@ -149,7 +152,7 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
           throw MAIL_ERRORS.webhookDeliveryNotFailed(result.status);
         }
         if (result.outcome !== 'retried') throw refused(result.outcome);
-        await wake([result.delivery]);
+        await wake([result.delivery], requestIdOf(ctx.res));
         return { status: 202, body: webhookDeliveryView(result.delivery) };
       },
     },
@@ -184,7 +187,7 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
           until,
         });
         if (result.outcome !== 'recovered') throw refused(result.outcome);
-        await wake(result.deliveries);
+        await wake(result.deliveries, requestIdOf(ctx.res));
         return { status: 202, body: { recovered: result.deliveries.length } };
       },
     },
@@ -215,7 +218,7 @@ export function mailWebhookDeliveryRoutes(deps: MailWebhookDeliveryRouteDeps): R
           },
         );
         if (result.outcome !== 'recorded') throw refused(result.outcome);
-        await wake([result.delivery]);
+        await wake([result.delivery], requestIdOf(ctx.res));
         return { status: 202, body: webhookDeliveryView(result.delivery) };
       },
     },

@@ -5,7 +5,7 @@
 // optional `environment` field (body) or query parameter, default production. Both surfaces run
 // the same services (@lattice/realtime), so they refuse alike.
 import type { Environment } from '@lattice/core';
-import type { RouteContext, RouteDef } from '@lattice/http';
+import { type RouteContext, type RouteDef, requestIdOf } from '@lattice/http';
 import {
   type PublishMessageBody,
   REALTIME_ERRORS,
@@ -100,6 +100,7 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
           body: rest,
           idempotencyKey: idempotencyKeyOf(ctx),
           publisher: principal.memberId ?? principal.credentialId,
+          requestId: requestIdOf(ctx.res),
         });
         return {
           status: answer.status,

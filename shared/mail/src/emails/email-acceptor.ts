@@ -67,6 +67,8 @@ export interface SendInput {
   idempotencyKey: string | undefined;
   /** A mail key's domain lock (its domain id); null or absent: any verified domain. */
   domainLock?: string | null;
+  /** The HTTP request's id, sent with the record the send produces (and on to its events). */
+  requestId?: string | undefined;
 }
 
 export interface SendAnswer {
@@ -217,15 +219,14 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
             link: null,
             occurred_at_ms: nowMs,
           };
-          await deps.events.publish(event);
+          await deps.events.publish(event, input.requestId);
           log.debug({ key: mailEventKey(event) }, 'suppressed at accept');
         } else {
-          await deps.outbound.publish(id, {
-            email_id: id,
-            product_id: productId,
-            attempt: 1,
-            accepted_at_ms: nowMs,
-          });
+          await deps.outbound.publish(
+            id,
+            { email_id: id, product_id: productId, attempt: 1, accepted_at_ms: nowMs },
+            input.requestId,
+          );
         }
       } catch (err) {
         log.warn({ err: errorMessage(err), emailId: id }, 'queueing an accepted email failed');

@@ -48,8 +48,11 @@ export function mailEventKey(event: Pick<MailEventRecord, 'email_id' | 'recipien
 }
 
 export interface MailEventPublisher {
-  /** Resolves once the event is durably in Kafka. */
-  publish(event: MailEventRecord): Promise<void>;
+  /**
+   * Resolves once the event is durably in Kafka. `requestId`: the HTTP request the event comes
+   * from, first or originally (a send's outcome keeps the send's), as the record's header.
+   */
+  publish(event: MailEventRecord, requestId?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,7 +66,7 @@ export function createMailEventPublisher(
     what: 'mail events',
   });
   return {
-    publish: (event) => inner.publish(mailEventKey(event), event),
+    publish: (event, requestId) => inner.publish(mailEventKey(event), event, requestId),
     close: () => inner.close(),
   };
 }

@@ -158,7 +158,8 @@ export function mailSenderActorKind(deps: SenderActorDeps): ActorKind<MailOutbou
     deps.metrics.sends.inc({ result: resultLabel(result) });
     if (result.sendState === 'done') {
       email.outcomeEvent = result.event;
-      await deps.events.publish(result.event);
+      // The outcome follows the send's request: one id from the edge to the webhook delivery.
+      await deps.events.publish(result.event, record.requestId);
     }
   }
 

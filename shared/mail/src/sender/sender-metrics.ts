@@ -10,8 +10,18 @@ export interface SenderMetrics {
   repeats: Counter;
 }
 
+/** Every result a send can end an attempt with. */
+export const SEND_RESULTS = [
+  'delivered',
+  'hard_bounce',
+  'soft_bounce',
+  'undetermined',
+  'deferred',
+  'suppressed',
+] as const;
+
 export function senderMetrics(registry: Registry): SenderMetrics {
-  return {
+  const metrics: SenderMetrics = {
     sends: mailCounter(
       registry,
       'lattice_mail_sends_total',
@@ -24,4 +34,7 @@ export function senderMetrics(registry: Registry): SenderMetrics {
       'Attempts repeated because the process handing them over died before storing the answer: each may have reached the smart host twice (same Message-ID).',
     ),
   };
+  // Exported at 0 from the start, so dashboards and alerts see the first bounce as an increase.
+  for (const result of SEND_RESULTS) metrics.sends.inc({ result }, 0);
+  return metrics;
 }

@@ -14,7 +14,7 @@
 // (lattice_mail_tracking_events_lost_total). HEAD requests (link scanners probing) get the same
 // answer and record nothing.
 import { type Clock, errorMessage, type Logger, nameBasedUuid, type SecretKeyring } from '@lattice/core';
-import type { PublicHandler, PublicHandlers } from '@lattice/http';
+import { type PublicHandler, type PublicHandlers, requestIdOf } from '@lattice/http';
 import { derivedEventId } from '../emails/outbound-record.ts';
 import type { MailEventPublisher, MailEventRecord } from '../events/mail-event.ts';
 import { MAIL_ERRORS } from '../mail-errors.ts';
@@ -64,7 +64,12 @@ export function createTrackingHandlers(deps: TrackingHandlersDeps): PublicHandle
   }
 
   /** Publishes an open or click; a failure is counted and logged (ids only), never answered. */
-  async function record(claims: TrackingClaims, type: 'opened' | 'clicked', link: string | null) {
+  async function record(
+    claims: TrackingClaims,
+    type: 'opened' | 'clicked',
+    link: string | null,
+    requestId: string | undefined,
+  ) {
     const event: MailEventRecord = {
       // One id per email (opens) or per email and link (clicks): the first is the event, a repeat
       // is the same event again, which the email state and the webhook fan-out drop by its id.
@@ -85,7 +90,7 @@ export function createTrackingHandlers(deps: TrackingHandlersDeps): PublicHandle
       occurred_at_ms: clock.nowMs(),
     };
     try {
-      await events.publish(event);
+      await events.publish(event, requestId);
     } catch (err) {
       metrics.eventLost(type);
       log.warn({ err: errorMessage(err), emailId: claims.emailId, type }, 'tracking event lost');
@@ -95,7 +100,7 @@ export function createTrackingHandlers(deps: TrackingHandlersDeps): PublicHandle
   return {
     async public_mail_open_track(ctx) {
       const claims = claimsFor('open', 'open', ctx);
-      if (ctx.req.method !== 'HEAD') await record(claims, 'opened', null);
+      if (ctx.req.method !== 'HEAD') await record(claims, 'opened', null, requestIdOf(ctx.res));
       return { status: 200, body: PIXEL_GIF, contentType: 'image/gif', headers: NO_STORE };
     },
 
@@ -103,7 +108,7 @@ export function createTrackingHandlers(deps: TrackingHandlersDeps): PublicHandle
       const claims = claimsFor('click', 'click', ctx);
       // verifyTrackingToken admits a click only with an absolute http(s) URL: no open redirect.
       const url = claims.url!;
-      if (ctx.req.method !== 'HEAD') await record(claims, 'clicked', url);
+      if (ctx.req.method !== 'HEAD') await record(claims, 'clicked', url, requestIdOf(ctx.res));
       return { status: 302, headers: { ...NO_STORE, Location: locationOf(url) } };
     },
 

@@ -17,7 +17,7 @@ export interface DeliveryMetrics {
 }
 
 export function deliveryMetrics(registry: Registry): DeliveryMetrics {
-  return {
+  const metrics: DeliveryMetrics = {
     deliveries: mailCounter(
       registry,
       'lattice_mail_webhook_deliveries_total',
@@ -47,4 +47,10 @@ export function deliveryMetrics(registry: Registry): DeliveryMetrics {
       'Deliveries recorded by the webhook fan-out (one per event per subscribed enabled endpoint).',
     ),
   };
+  // Exported at 0 from the start, so the first failure is an increase that alerts see.
+  for (const status of ['succeeded', 'failed', 'failed_without_request'])
+    metrics.deliveries.inc({ status }, 0);
+  for (const outcome of ['success', 'http_error', 'no_answer']) metrics.attempts.inc({ outcome }, 0);
+  for (const reason of ['failures', 'gone']) metrics.disabled.inc({ reason }, 0);
+  return metrics;
 }

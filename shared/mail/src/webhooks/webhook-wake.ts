@@ -26,8 +26,11 @@ export function webhookDeliveryCodec(): Codec<WebhookDeliveryRecord> {
 }
 
 export interface WebhookWakePublisher {
-  /** Resolves once every record is durably in Kafka. */
-  publish(records: readonly WebhookDeliveryRecord[]): Promise<void>;
+  /**
+   * Resolves once every record is durably in Kafka. `requestId`: the HTTP request the deliveries
+   * come from (a send's, for the events of its email), as the records' header.
+   */
+  publish(records: readonly WebhookDeliveryRecord[], requestId?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,8 +44,8 @@ export function createWebhookWakePublisher(
     sizeOf: () => 160,
   });
   return {
-    async publish(records) {
-      await Promise.all(records.map((r) => inner.publish(r.endpoint_id, r)));
+    async publish(records, requestId) {
+      await Promise.all(records.map((r) => inner.publish(r.endpoint_id, r, requestId)));
     },
     close: () => inner.close(),
   };

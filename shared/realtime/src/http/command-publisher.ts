@@ -11,8 +11,11 @@ import { type ChannelId, channelCommandKey } from '../channel/channel-id.ts';
 export { PublishFailedError };
 
 export interface ChannelCommandPublisher {
-  /** Resolves once the record is acknowledged by all in-sync replicas; rejects otherwise. */
-  publish(id: ChannelId, record: ChannelCommandRecord): Promise<void>;
+  /**
+   * Resolves once the record is acknowledged by all in-sync replicas; rejects otherwise.
+   * `requestId`: the HTTP request it is produced for (the record's `lattice-request-id` header).
+   */
+  publish(id: ChannelId, record: ChannelCommandRecord, requestId?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,7 +33,7 @@ function sizeOf(record: ChannelCommandRecord): number {
 export function createChannelCommandPublisher(opts: ChannelCommandPublisherOptions): ChannelCommandPublisher {
   const inner = createGroupCommitPublisher({ ...opts, sizeOf, what: 'channel commands' });
   return {
-    publish: (id, record) => inner.publish(channelCommandKey(id), record),
+    publish: (id, record, requestId) => inner.publish(channelCommandKey(id), record, requestId),
     close: () => inner.close(),
   };
 }

@@ -59,6 +59,8 @@ export interface MessagePublisher {
     idempotencyKey?: string | undefined;
     /** Who published (a key id, a member id), kept on the command for audits. */
     publisher?: string | null;
+    /** The HTTP request's id, sent with the command as its `lattice-request-id` header. */
+    requestId?: string | undefined;
   }): Promise<PublishAnswer>;
 }
 
@@ -92,7 +94,7 @@ export function createMessagePublisher(deps: MessagePublisherDeps): MessagePubli
   const clock = deps.clock ?? systemClock;
   const log = deps.logger.child({ component: 'realtime-publish' });
   return {
-    async publish({ productId, environment, body, idempotencyKey, publisher }) {
+    async publish({ productId, environment, body, idempotencyKey, publisher, requestId }) {
       const request = validPublish(body, idempotencyKey);
 
       const namespace = namespaceOf(request.channel);
@@ -161,7 +163,7 @@ export function createMessagePublisher(deps: MessagePublisherDeps): MessagePubli
           issuedAtMs: clock.nowMs(),
         });
         try {
-          await deps.commands.publish(id, record);
+          await deps.commands.publish(id, record, requestId);
         } catch (err) {
           log.warn({ err, productId, channel: request.channel }, 'a publish was not acknowledged by Kafka');
           throw REALTIME_ERRORS.publishUnavailable();

@@ -8,7 +8,7 @@
 //   POST /emails                     202 {id}; per-product send rate; Idempotency-Key
 //   GET  /emails/{id}                200 the email and its newest event
 //   GET  /t/open/{token}, /t/click/{token}, GET and POST /unsubscribe/{token}: keyless, tracking.ts
-import type { PublicHandlers } from '@lattice/http';
+import { type PublicHandlers, requestIdOf } from '@lattice/http';
 import type { MailHttp, SendEmailBody } from '@lattice/mail';
 import { headerOf, withEdgeRateLimits, withEdgeRateLimitsOnRefusal } from '../edge-rate-limits.ts';
 
@@ -27,6 +27,7 @@ export function mailToolkit(deps: MailToolkitDeps): PublicHandlers {
           environment,
           body: body as SendEmailBody,
           idempotencyKey: headerOf(req, 'idempotency-key'),
+          requestId: requestIdOf(res),
         });
         return {
           status: answer.status,

@@ -10,7 +10,7 @@
 //   GET  /channels/{channel}/history          200 {data, epoch, top_offset, recovered}
 //   GET  /channels/{channel}/presence         200 {data}
 //   GET  /channels/{channel}/presence/stats   200 {members, connections}
-import type { PublicHandlers } from '@lattice/http';
+import { type PublicHandlers, requestIdOf } from '@lattice/http';
 import type { PublishMessageBody, RealtimeHttp, TokenRequestBody } from '@lattice/realtime';
 import { headerOf, withEdgeRateLimits, withEdgeRateLimitsOnRefusal } from '../edge-rate-limits.ts';
 
@@ -39,6 +39,7 @@ export function realtimeToolkit(deps: RealtimeToolkitDeps): PublicHandlers {
           body: body as PublishMessageBody,
           idempotencyKey: headerOf(req, 'idempotency-key'),
           publisher: keyId,
+          requestId: requestIdOf(res),
         });
         return {
           status: answer.status,
