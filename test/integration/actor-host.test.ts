@@ -297,18 +297,27 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     const second = new Registry();
     const a = inProcessHost(t, createLedgerKind({ db, topic: t.topic, host: 'lag-a' }), first);
     const b = inProcessHost(t, createLedgerKind({ db, topic: t.topic, host: 'lag-b' }), second);
+    // The gauge is read from the broker at each scrape (bounded at 3 s; a slow answer leaves the
+    // scrape without it), so each expectation polls rather than trusting one scrape.
+    const lagShows = async (registry: Registry, expected: () => number[]) =>
+      JSON.stringify(await lagged(registry)) === JSON.stringify(expected());
     await a.start();
     try {
       await waitUntil('the first host to own every partition', () => owned(a).length === PARTITIONS, 30_000);
-      expect(await lagged(first)).to.deep.equal(all);
+      await waitUntil('the first host’s lag on every partition', () => lagShows(first, () => all), 30_000);
       await b.start();
       await waitUntil(
         'the partitions to be shared',
         () => owned(a).length > 0 && owned(b).length > 0 && owned(a).length + owned(b).length === PARTITIONS,
         30_000,
       );
-      expect(await lagged(first)).to.deep.equal(owned(a));
-      expect(await lagged(second)).to.deep.equal(owned(b));
+      await waitUntil(
+        'each host’s lag on its own partitions',
+        async () => {
+          return (await lagShows(first, () => owned(a))) && (await lagShows(second, () => owned(b)));
+        },
+        30_000,
+      );
       await b.stop();
       expect(await lagged(second), 'a stopped host reports nothing').to.deep.equal([]);
       await waitUntil(
@@ -316,7 +325,11 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
         () => owned(a).length === PARTITIONS,
         30_000,
       );
-      expect(await lagged(first)).to.deep.equal(all);
+      await waitUntil(
+        'the first host’s lag on every partition again',
+        () => lagShows(first, () => all),
+        30_000,
+      );
     } finally {
       await b.stop().catch(() => undefined);
       await a.stop();

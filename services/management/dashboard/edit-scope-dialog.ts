@@ -1,8 +1,9 @@
 // Edit scope: a modal <dialog> holding the same scope chooser as the Create form, preset to the
 // key's current scope. Saving sends PUT /organization/public-keys/:id/scope.
 import type { PublicKeyView, Scope } from './api-types.ts';
+import { returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
 import { byId } from './dom.ts';
-import { clearProblem, showProblem } from './notices.ts';
+import { clearProblem } from './notices.ts';
 import { createScopeFieldset } from './scope-fieldset.ts';
 
 export interface EditScopeDialog {
@@ -28,25 +29,19 @@ export function createEditScopeDialog(deps: {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const chosen = scope.read();
-    if (!current || !chosen || submit.disabled) return;
-    submit.disabled = true;
-    dialog.setAttribute('aria-busy', 'true');
-    clearProblem(error);
-    try {
-      await deps.save(current.key, chosen);
-      dialog.close();
-    } catch (err) {
-      showProblem(error, err);
-    } finally {
-      submit.disabled = false;
-      dialog.removeAttribute('aria-busy');
-    }
+    const open = current;
+    if (!open || !chosen) return;
+    await runDialogAction(dialog, submit, error, () => deps.save(open.key, chosen));
   });
-  dialog.addEventListener('close', () => {
-    const opener = current?.opener;
-    current = null;
-    (opener?.isConnected ? opener : deps.fallbackFocus()).focus();
-  });
+  returnFocusOnClose(
+    dialog,
+    () => {
+      const was = current;
+      current = null;
+      return was;
+    },
+    deps.fallbackFocus,
+  );
 
   return {
     open(key, opener) {

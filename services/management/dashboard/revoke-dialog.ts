@@ -2,8 +2,9 @@
 // behind is inert) that says revoking is permanent and that the edge may accept the key for up
 // to about 30 s more. Cancel has the initial focus, so Enter alone never revokes.
 import type { PublicKeyView } from './api-types.ts';
+import { returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
 import { byId } from './dom.ts';
-import { clearProblem, showProblem } from './notices.ts';
+import { clearProblem } from './notices.ts';
 import { describeReach } from './scope-options.ts';
 
 export interface RevokeDialog {
@@ -27,25 +28,19 @@ export function createRevokeDialog(deps: {
 
   cancel.addEventListener('click', () => dialog.close());
   confirm.addEventListener('click', async () => {
-    if (!current || confirm.disabled) return;
-    confirm.disabled = true;
-    dialog.setAttribute('aria-busy', 'true');
-    clearProblem(error);
-    try {
-      await deps.revoke(current.key);
-      dialog.close();
-    } catch (err) {
-      showProblem(error, err);
-    } finally {
-      confirm.disabled = false;
-      dialog.removeAttribute('aria-busy');
-    }
+    const open = current;
+    if (!open) return;
+    await runDialogAction(dialog, confirm, error, () => deps.revoke(open.key));
   });
-  dialog.addEventListener('close', () => {
-    const opener = current?.opener;
-    current = null;
-    (opener?.isConnected ? opener : deps.fallbackFocus()).focus();
-  });
+  returnFocusOnClose(
+    dialog,
+    () => {
+      const was = current;
+      current = null;
+      return was;
+    },
+    deps.fallbackFocus,
+  );
 
   return {
     open(key, opener) {
