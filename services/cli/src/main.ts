@@ -16,7 +16,9 @@ const USAGE = `lattice <command>
                                      create a product, its owner and an owner token; prints JSON
   migrate                            apply database migrations
   topics                             create the Kafka topics of the catalog
-  infra up|down|status               local Kafka, Redis and PostgreSQL
+  infra up [--brokers N]|down|status local Kafka, Redis and PostgreSQL; --brokers 3 runs Kafka as
+                                     three KRaft brokers at the addresses of KAFKA_BROKERS (three
+                                     listed, or consecutive ports from one)
   mcp                                the management API's agent tools over stdio (MCP), with the
                                      credential of LATTICE_API_KEY against LATTICE_BASE_URL
 
@@ -30,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
       product: { type: 'string' },
       'verified-domain': { type: 'string' },
       env: { type: 'string' },
+      brokers: { type: 'string' },
+      'controller-ports': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -51,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
     case 'topics':
       return runTopics(ctx);
     case 'infra':
-      return runInfra(ctx, rest[0]);
+      return runInfra(ctx, rest[0], { brokers: values.brokers, controllerPorts: values['controller-ports'] });
     case 'mcp':
       return runMcp(ctx);
     default:

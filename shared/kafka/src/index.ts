@@ -11,4 +11,12 @@ export { createGroupCommitPublisher, PublishFailedError } from './group-commit-p
 export { partitionOfKey } from './key-partition.ts';
 export type { RecordProducer } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
-export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';
+export type { ReplicationSetting } from './topics.ts';
+export {
+  ensureTopics,
+  minInsyncFor,
+  replicationForBrokers,
+  resolveReplication,
+  TOPIC_CATALOG,
+  topicName,
+} from './topics.ts';
