@@ -18,7 +18,7 @@ export interface EnsureInfraOptions {
   /** Searched for redis-server / initdb / postgres before the standard locations (pass the caller's PATH). */
   searchPath?: string;
   kafkaReadyTimeoutMs?: number;
-  /** JVM options of a broker we start; default -Xms256m -Xmx768m. */
+  /** JVM options of a broker we start; default -Xms256m -Xmx768m (a cluster's nodes: -Xms128m -Xmx384m). */
   kafkaJavaOptions?: readonly string[];
   /**
    * Brokers of the local Kafka (`--brokers`): 1, the single broker as ever; more, a cluster of

@@ -13,7 +13,12 @@ export {
   waitForKafka,
 } from './kafka-broker.ts';
 export type { KafkaClusterNode } from './kafka-cluster.ts';
-export { CONTROLLER_PORT_OFFSET, clusterBrokers, clusterNodes } from './kafka-cluster.ts';
+export {
+  CONTROLLER_PORT_OFFSET,
+  clusterBrokers,
+  clusterNodes,
+  DEFAULT_KAFKA_CLUSTER_JAVA_OPTIONS,
+} from './kafka-cluster.ts';
 export type { KafkaFetchOptions, KafkaFetchResult } from './kafka-fetch.ts';
 export { ensureKafkaLibs, KAFKA_VERSION } from './kafka-fetch.ts';
 export type { KafkaServerOptions, KafkaVoter } from './kafka-properties.ts';

@@ -1,7 +1,7 @@
 // A read-only look: does each service answer, and did we start it?
 import { createLogger, type LatticeConfig, type Logger } from '@lattice/core';
-import { formatHostPort, hostPortOfUrl } from './address.ts';
-import { kafkaAnswers } from './kafka-broker.ts';
+import { formatHostPort, hostPortOfUrl, isListening, parseHostPort } from './address.ts';
+import { kafkaAnswers, kafkaClusterBrokers } from './kafka-broker.ts';
 import { infraPaths } from './paths.ts';
 import { postgresAnswers } from './postgres.ts';
 import { processMatches } from './process.ts';
@@ -73,6 +73,12 @@ export async function infraStatus(
         },
       ];
     }
+    // A broker is up when it listens and the cluster reports it (kafka-cluster.ts, clusterAnswers).
+    const all = [...brokers, ...kafkaEntries.map((s) => s.address).filter((a) => !brokers.includes(a))];
+    const reported = (await kafkaClusterBrokers(all)) ?? [];
+    const up = async (address: string) =>
+      reported.includes(formatHostPort(parseHostPort(address))) &&
+      (await isListening(parseHostPort(address), 500));
     const lines: ServiceStatus[] = [];
     for (const [i, address] of brokers.entries()) {
       const entry = byAddress(address);
@@ -80,7 +86,7 @@ export async function infraStatus(
         name: 'kafka',
         node: entry?.node ?? i + 1,
         address,
-        answering: await kafkaAnswers([address]),
+        answering: await up(address),
         managedPid: await managedPid(entry),
       });
     }
@@ -90,7 +96,7 @@ export async function infraStatus(
         name: 'kafka',
         ...(entry.node === undefined ? {} : { node: entry.node }),
         address: entry.address,
-        answering: await kafkaAnswers([entry.address]),
+        answering: await up(entry.address),
         managedPid: await managedPid(entry),
       });
     }

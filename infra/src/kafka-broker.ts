@@ -47,6 +47,42 @@ export async function kafkaBrokersAnswering(brokers: string[], timeoutMs = 2000)
   }
 }
 
+/**
+ * The brokers the cluster reports (registered and not fenced), as `host:port`; null when no seed
+ * answers. kafkajs sends a metadata request to a random broker it knows of and fails when that
+ * one is down (a broker killed moments ago stays registered until its session expires), so each
+ * seed is asked alone, and a few rounds are tried.
+ */
+export async function kafkaClusterBrokers(
+  seeds: readonly string[],
+  timeoutMs = 2000,
+  rounds = 3,
+): Promise<string[] | null> {
+  for (let round = 0; round < rounds; round++) {
+    for (const seed of seeds) {
+      const kafka = new Kafka({
+        clientId: 'lattice-infra-probe',
+        brokers: [seed],
+        connectionTimeout: timeoutMs,
+        requestTimeout: timeoutMs,
+        retry: { retries: 0 },
+        logLevel: logLevel.NOTHING,
+      });
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        const cluster = await admin.describeCluster();
+        return cluster.brokers.map((b) => formatHostPort({ host: b.host, port: b.port }));
+      } catch {
+        // the next seed, or the next round
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    }
+  }
+  return null;
+}
+
 /** One metadata round trip (describeCluster + listTopics); false on any failure. */
 export async function kafkaAnswers(brokers: string[], timeoutMs = 2000): Promise<boolean> {
   return (await kafkaBrokersAnswering(brokers, timeoutMs)) > 0;
@@ -59,16 +95,16 @@ export interface WaitForKafkaOptions {
   progressEveryMs?: number;
   /** Reason to stop waiting early, e.g. "the broker process exited". */
   failure?: () => Promise<string | undefined>;
-  /** Ready once the cluster reports this many brokers; default 1. */
-  brokerCount?: number;
+  /** What ready means; default: the brokers answer a metadata request. */
+  ready?: () => Promise<boolean>;
 }
 
 /** Polls until the brokers answer; resolves with the ms waited. */
 export function waitForKafka(opts: WaitForKafkaOptions): Promise<number> {
-  const { brokers, logger, timeoutMs = 120_000, progressEveryMs = 5000, failure, brokerCount = 1 } = opts;
+  const { brokers, logger, timeoutMs = 120_000, progressEveryMs = 5000, failure } = opts;
   return pollUntilReady({
-    what: `Kafka at ${brokers.join(',')}${brokerCount > 1 ? ` (${brokerCount} brokers)` : ''}`,
-    probe: async () => (await kafkaBrokersAnswering(brokers)) >= brokerCount,
+    what: `Kafka at ${brokers.join(',')}`,
+    probe: opts.ready ?? (() => kafkaAnswers(brokers)),
     timeoutMs,
     progressEveryMs,
     logger,

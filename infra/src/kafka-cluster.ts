@@ -7,12 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LatticeConfig, Logger } from '@lattice/core';
 import { formatHostPort, type HostPort, isListening, isLocalHost, parseHostPort } from './address.ts';
-import {
-  DEFAULT_KAFKA_JAVA_OPTIONS,
-  kafkaBrokersAnswering,
-  launchKafkaBroker,
-  waitForKafka,
-} from './kafka-broker.ts';
+import { kafkaClusterBrokers, launchKafkaBroker, waitForKafka } from './kafka-broker.ts';
 import { ensureKafkaLibs } from './kafka-fetch.ts';
 import { type KafkaVoter, randomClusterId } from './kafka-properties.ts';
 import { type InfraPaths, kafkaNodePaths } from './paths.ts';
@@ -27,6 +22,9 @@ import {
 
 /** A cluster node's controller listens at its client port plus this, unless told otherwise. */
 export const CONTROLLER_PORT_OFFSET = 100;
+
+/** Three JVMs share one developer machine: each gets less heap than the single broker. */
+export const DEFAULT_KAFKA_CLUSTER_JAVA_OPTIONS: readonly string[] = ['-Xms128m', '-Xmx384m'];
 
 export interface KafkaClusterNode {
   nodeId: number;
@@ -103,6 +101,18 @@ async function clusterIdOf(paths: InfraPaths, nodes: readonly KafkaClusterNode[]
   return id;
 }
 
+/**
+ * Every broker listens and the cluster reports each of them. The cluster's word alone is not
+ * enough: a broker killed moments ago stays registered until its session times out (9 s); a
+ * broker starting again listens before it is let in (unfenced).
+ */
+export async function clusterAnswers(brokers: readonly string[]): Promise<boolean> {
+  const listening = await Promise.all(brokers.map((b) => isListening(parseHostPort(b), 500)));
+  if (!listening.every(Boolean)) return false;
+  const reported = await kafkaClusterBrokers(brokers);
+  return reported !== null && brokers.every((b) => reported.includes(formatHostPort(parseHostPort(b))));
+}
+
 export interface EnsureKafkaClusterOptions {
   config: LatticeConfig;
   paths: InfraPaths;
@@ -122,7 +132,7 @@ export async function ensureKafkaCluster(opts: EnsureKafkaClusterOptions): Promi
   const { config, paths, store, logger, brokerCount, readyTimeoutMs = 120_000 } = opts;
   const nodes = clusterNodes(config.kafkaBrokers, brokerCount, opts.controllerPorts);
   const brokers = clusterBrokers(nodes);
-  if ((await kafkaBrokersAnswering(brokers)) >= brokerCount) return 'reused';
+  if (await clusterAnswers(brokers)) return 'reused';
 
   const state = await store.read();
   const running: ManagedService[] = [];
@@ -136,14 +146,12 @@ export async function ensureKafkaCluster(opts: EnsureKafkaClusterOptions): Promi
     }
     if (managed) await store.update((s) => withoutService(s, 'kafka', n.nodeId));
     const where = formatHostPort(n.address);
+    // Someone else's broker, or one still booting: waited for below, never started twice.
+    if (await isListening(n.address)) continue;
     if (!isLocalHost(n.address.host))
       throw new Error(`Kafka broker ${where} does not answer and is not on this machine`);
-    for (const port of [n.address.port, n.controllerPort]) {
-      if (await isListening({ host: n.address.host, port }))
-        throw new Error(
-          `cannot start Kafka node ${n.nodeId} at ${where}: port ${port} is in use by another program`,
-        );
-    }
+    if (await isListening({ host: n.address.host, port: n.controllerPort }))
+      throw new Error(`cannot start Kafka node ${n.nodeId} at ${where}: port ${n.controllerPort} is in use`);
     missing.push(n);
   }
 
@@ -164,7 +172,7 @@ export async function ensureKafkaCluster(opts: EnsureKafkaClusterOptions): Promi
           address: n.address,
           partitions: config.kafkaPartitions,
           logger,
-          javaOptions: opts.javaOptions ?? DEFAULT_KAFKA_JAVA_OPTIONS,
+          javaOptions: opts.javaOptions ?? DEFAULT_KAFKA_CLUSTER_JAVA_OPTIONS,
           cluster: {
             nodeId: n.nodeId,
             node: kafkaNodePaths(paths, n.nodeId),
@@ -188,7 +196,7 @@ export async function ensureKafkaCluster(opts: EnsureKafkaClusterOptions): Promi
   const exited = running.map((s) => exitedReason(s, [kafkaNodePaths(paths, s.node ?? 0).stdoutLog]));
   await waitForKafka({
     brokers,
-    brokerCount,
+    ready: () => clusterAnswers(brokers),
     logger,
     timeoutMs: readyTimeoutMs,
     failure: async () => {
