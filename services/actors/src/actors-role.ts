@@ -90,7 +90,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
   const { settings, kafka, logger } = opts;
   const scheduler = opts.scheduler ?? systemScheduler;
   await createCatalogTopics(settings, kafka, logger);
-  const producer = await createRecordProducer(kafka);
+  const producer = await createRecordProducer(kafka, { logger });
   const deadLetters = createKafkaDeadLetterSink(
     producer,
     topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name),

@@ -68,7 +68,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
     maxConnections: settings.smtpMaxConnections,
   });
   const events: MailEventPublisher = createMailEventPublisher({
-    producer: () => createRecordProducer(deps.kafka),
+    producer: () => createRecordProducer(deps.kafka, { logger }),
     topic: topicName(deps.kafkaTopicPrefix, TOPIC_CATALOG.mailEvents.name),
     logger,
   });

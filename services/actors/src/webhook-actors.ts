@@ -87,7 +87,7 @@ export function webhookDelivery(
     metrics,
   });
   const wake: WebhookWakePublisher = createWebhookWakePublisher({
-    producer: () => createRecordProducer(deps.kafka),
+    producer: () => createRecordProducer(deps.kafka, { logger }),
     topic: deliveriesTopic,
     logger,
   });

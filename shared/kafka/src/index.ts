@@ -9,7 +9,7 @@ export { createKafkaDeadLetterSink } from './dead-letters.ts';
 export type { GroupCommitPublisher, GroupCommitPublisherOptions } from './group-commit-publisher.ts';
 export { createGroupCommitPublisher, PublishFailedError } from './group-commit-publisher.ts';
 export { partitionOfKey } from './key-partition.ts';
-export type { RecordProducer } from './producer.ts';
+export type { RecordProducer, RecordProducerOptions } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export type { ReplicationSetting } from './topics.ts';
 export {

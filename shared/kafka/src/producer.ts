@@ -2,7 +2,16 @@
 // "durably in Kafka" answer means what it says and the producer's own retries never duplicate
 // or reorder a key. Retries are bounded (kafkajs warns about that): a send that still fails
 // surfaces to the caller, whose retry may duplicate a record; consumers are idempotent for that.
-import { type Kafka, Partitioners, type Producer } from 'kafkajs';
+//
+// A send is only trusted for the partitions its answer acknowledges. kafkajs (2.2) retries a
+// send across brokers with the answers of the first attempt kept: when a broker dies under a send
+// and its partitions move to a broker that had already answered for others, the retry sends them
+// nowhere and the send resolves without them (tulios/kafkajs#1303). Each record's partition is
+// noted as the partitioner places it; records whose partition the answer does not acknowledge are
+// sent again (kafkajs rolled their sequence numbers back, so a copy that did land is recognised
+// by the broker as a duplicate), and the send fails if they still are not.
+import type { Logger } from '@lattice/core';
+import { type Kafka, type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
 import type { Codec } from './codec.ts';
 
 export interface RecordProducer {
@@ -10,23 +19,75 @@ export interface RecordProducer {
   disconnect(): Promise<void>;
 }
 
-export async function createRecordProducer(kafka: Kafka): Promise<RecordProducer> {
+/** How often records a send left unacknowledged are sent again before the send fails. */
+const UNACKNOWLEDGED_RESENDS = 3;
+
+/**
+ * A send's own retries: waits capped at 1 s (the client's 5 s would leave a send asleep for
+ * seconds after a new leader took over from a dead broker), given up after about 10 s, the
+ * publish timeout of the request paths, so a stuck send does not hold up the next one long.
+ */
+const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 1000, retries: 13 };
+
+/** The part of kafkajs a record producer uses (a fake one in unit tests). */
+export type ProducerFactory = Pick<Kafka, 'producer'>;
+
+export interface RecordProducerOptions {
+  /** Told when records a send left unacknowledged are sent again. */
+  logger?: Logger;
+}
+
+export async function createRecordProducer(
+  kafka: ProducerFactory,
+  opts: RecordProducerOptions = {},
+): Promise<RecordProducer> {
+  // Where the partitioner last placed each message (kafkajs places them again on every retry).
+  const placed = new WeakMap<Message, number>();
   const producer: Producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
+    retry: SEND_RETRY,
     // murmur2 like the Java client, so every producer places a key on the same partition.
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: () => {
+      const place = Partitioners.DefaultPartitioner();
+      return (args) => {
+        const partition = place(args);
+        placed.set(args.message, partition);
+        return partition;
+      };
+    },
   });
   await producer.connect();
   return {
     async send(topic, codec, records) {
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: records.map((r) => ({ key: r.key, value: codec.encode(r.value) })),
-      });
+      let pending: Message[] = records.map((r) => ({ key: r.key, value: codec.encode(r.value) }));
+      for (let attempt = 0; ; attempt++) {
+        const answer = await producer.send({ topic, acks: -1, messages: pending });
+        pending = unacknowledged(pending, answer, placed);
+        if (pending.length === 0) return;
+        const partitions = [...new Set(pending.map((m) => placed.get(m)))];
+        if (attempt === UNACKNOWLEDGED_RESENDS)
+          throw new Error(`partitions ${partitions.join(', ')} of ${topic} were not acknowledged`);
+        opts.logger?.warn(
+          { topic, partitions, records: pending.length, attempt: attempt + 1 },
+          'a send left partitions unacknowledged; sending their records again',
+        );
+      }
     },
     disconnect: () => producer.disconnect(),
   };
+}
+
+/** The messages whose partition the send's answer does not acknowledge. */
+function unacknowledged(
+  messages: Message[],
+  answer: RecordMetadata[],
+  placed: WeakMap<Message, number>,
+): Message[] {
+  const acknowledged = new Set(answer.filter((r) => r.errorCode === 0).map((r) => r.partition));
+  return messages.filter((m) => {
+    const partition = placed.get(m);
+    return partition === undefined || !acknowledged.has(partition);
+  });
 }

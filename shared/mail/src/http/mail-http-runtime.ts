@@ -86,7 +86,7 @@ export interface MailHttpRuntime {
 
 export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpRuntimeDeps): MailHttpRuntime {
   const { logger, kafka, clock } = deps;
-  const producer = () => createRecordProducer(kafka);
+  const producer = () => createRecordProducer(kafka, { logger });
   const outbound: GroupCommitPublisher<MailOutboundRecord> = createGroupCommitPublisher({
     producer,
     topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.mailOutbound.name),
