@@ -266,7 +266,7 @@ describe('three-broker Kafka: one broker SIGKILLed mid-stream', function () {
           `emails ${count(load.sends, 202)} accepted / ${count(load.sends, 503)} refused (${refusedKept.length} of those delivered anyway) / 0 lost, ` +
           `${[...copies.values()].filter((n) => n > 1).length} sent twice, ${hookedEmails().size} delivered events at the webhook endpoint; ` +
           `accepted while down: ${whileDown(publishes)} publishes, ${whileDown(load.sends)} emails; ` +
-          `refusals from ${refused.length ? Math.min(...refusedTimes) - killedAtMs : 0} to ${refused.length ? Math.max(...refusedTimes) - killedAtMs : 0} ms after the kill; ` +
+          `refused requests sent ${refused.length ? Math.min(...refusedTimes) - killedAtMs : 0} to ${refused.length ? Math.max(...refusedTimes) - killedAtMs : 0} ms after the kill (negative: in flight at it); ` +
           `slowest answer ${slowest} ms; load ${loadMs} ms, drain ${drainMs} ms`,
       );
     } finally {
