@@ -2,6 +2,7 @@
 // answers, start what is missing (recording it for stopInfra), create the databases.
 import type { LatticeConfig, Logger } from '@lattice/core';
 import { ensureKafka } from './kafka-broker.ts';
+import { ensureKafkaCluster } from './kafka-cluster.ts';
 import { infraPaths } from './paths.ts';
 import { databaseNameOf, databaseUrlFor, ensureDatabase, ensurePostgres } from './postgres.ts';
 import { ensureRedis } from './redis.ts';
@@ -17,8 +18,16 @@ export interface EnsureInfraOptions {
   /** Searched for redis-server / initdb / postgres before the standard locations (pass the caller's PATH). */
   searchPath?: string;
   kafkaReadyTimeoutMs?: number;
-  /** JVM options of a broker we start; default -Xms256m -Xmx768m. */
+  /** JVM options of a broker we start; default -Xms256m -Xmx768m (a cluster's nodes: -Xms128m -Xmx384m). */
   kafkaJavaOptions?: readonly string[];
+  /**
+   * Brokers of the local Kafka (`--brokers`): 1, the single broker as ever; more, a cluster of
+   * KRaft nodes (kafka-cluster.ts) at the addresses of config.kafkaBrokers. Default: how many
+   * addresses config.kafkaBrokers lists.
+   */
+  kafkaBrokerCount?: number;
+  /** Controller ports of a cluster's nodes; default each client port + 100. */
+  kafkaControllerPorts?: readonly number[];
 }
 
 export interface EnsureInfraResult {
@@ -40,12 +49,20 @@ export async function ensureInfra(opts: EnsureInfraOptions): Promise<EnsureInfra
     const search = searchPath === undefined ? {} : { searchPath };
     // In parallel: the broker's JVM boot dominates, the others finish inside it.
     const names: ServiceName[] = ['kafka', 'postgres', 'redis'];
+    const kafkaOptions = {
+      ...common,
+      ...(opts.kafkaReadyTimeoutMs ? { readyTimeoutMs: opts.kafkaReadyTimeoutMs } : {}),
+      ...(opts.kafkaJavaOptions ? { javaOptions: opts.kafkaJavaOptions } : {}),
+    };
+    const brokerCount = opts.kafkaBrokerCount ?? config.kafkaBrokers.length;
     const outcomes = await Promise.allSettled([
-      ensureKafka({
-        ...common,
-        ...(opts.kafkaReadyTimeoutMs ? { readyTimeoutMs: opts.kafkaReadyTimeoutMs } : {}),
-        ...(opts.kafkaJavaOptions ? { javaOptions: opts.kafkaJavaOptions } : {}),
-      }),
+      brokerCount === 1 && config.kafkaBrokers.length === 1
+        ? ensureKafka(kafkaOptions)
+        : ensureKafkaCluster({
+            ...kafkaOptions,
+            brokerCount,
+            ...(opts.kafkaControllerPorts ? { controllerPorts: opts.kafkaControllerPorts } : {}),
+          }),
       ensurePostgres({ ...common, ...search }),
       ensureRedis({ ...common, ...search }),
     ]);

@@ -7,17 +7,25 @@ import type { LatticeConfig, Logger } from '@lattice/core';
 import { Kafka, logLevel } from 'kafkajs';
 import { formatHostPort, type HostPort, isListening, isLocalHost, parseHostPort } from './address.ts';
 import { ensureKafkaLibs } from './kafka-fetch.ts';
-import { kafkaLog4jProperties, kafkaServerProperties, randomClusterId } from './kafka-properties.ts';
+import {
+  type KafkaVoter,
+  kafkaLog4jProperties,
+  kafkaServerProperties,
+  randomClusterId,
+} from './kafka-properties.ts';
 import { reuseManagedService } from './managed-service.ts';
-import type { InfraPaths } from './paths.ts';
+import type { InfraPaths, KafkaNodePaths } from './paths.ts';
 import { pollUntilReady } from './poll.ts';
 import { exitedReason, spawnDetached } from './process.ts';
 import { type ManagedService, type RunStateStore, withService } from './run-state.ts';
 
 export const DEFAULT_KAFKA_JAVA_OPTIONS: readonly string[] = ['-Xms256m', '-Xmx768m'];
 
-/** One metadata round trip (describeCluster + listTopics); false on any failure. */
-export async function kafkaAnswers(brokers: string[], timeoutMs = 2000): Promise<boolean> {
+/**
+ * One metadata round trip (describeCluster + listTopics): how many brokers the cluster reports
+ * (registered and not fenced); 0 on any failure.
+ */
+export async function kafkaBrokersAnswering(brokers: string[], timeoutMs = 2000): Promise<number> {
   const kafka = new Kafka({
     clientId: 'lattice-infra-probe',
     brokers,
@@ -31,12 +39,53 @@ export async function kafkaAnswers(brokers: string[], timeoutMs = 2000): Promise
     await admin.connect();
     const cluster = await admin.describeCluster();
     await admin.listTopics();
-    return cluster.brokers.length > 0;
+    return cluster.brokers.length;
   } catch {
-    return false;
+    return 0;
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * The brokers the cluster reports (registered and not fenced), as `host:port`; null when no seed
+ * answers. kafkajs sends a metadata request to a random broker it knows of and fails when that
+ * one is down (a broker killed moments ago stays registered until its session expires), so each
+ * seed is asked alone, and a few rounds are tried.
+ */
+export async function kafkaClusterBrokers(
+  seeds: readonly string[],
+  timeoutMs = 2000,
+  rounds = 3,
+): Promise<string[] | null> {
+  for (let round = 0; round < rounds; round++) {
+    for (const seed of seeds) {
+      const kafka = new Kafka({
+        clientId: 'lattice-infra-probe',
+        brokers: [seed],
+        connectionTimeout: timeoutMs,
+        requestTimeout: timeoutMs,
+        retry: { retries: 0 },
+        logLevel: logLevel.NOTHING,
+      });
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        const cluster = await admin.describeCluster();
+        return cluster.brokers.map((b) => formatHostPort({ host: b.host, port: b.port }));
+      } catch {
+        // the next seed, or the next round
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    }
+  }
+  return null;
+}
+
+/** One metadata round trip (describeCluster + listTopics); false on any failure. */
+export async function kafkaAnswers(brokers: string[], timeoutMs = 2000): Promise<boolean> {
+  return (await kafkaBrokersAnswering(brokers, timeoutMs)) > 0;
 }
 
 export interface WaitForKafkaOptions {
@@ -46,6 +95,8 @@ export interface WaitForKafkaOptions {
   progressEveryMs?: number;
   /** Reason to stop waiting early, e.g. "the broker process exited". */
   failure?: () => Promise<string | undefined>;
+  /** What ready means; default: the brokers answer a metadata request. */
+  ready?: () => Promise<boolean>;
 }
 
 /** Polls until the brokers answer; resolves with the ms waited. */
@@ -53,7 +104,7 @@ export function waitForKafka(opts: WaitForKafkaOptions): Promise<number> {
   const { brokers, logger, timeoutMs = 120_000, progressEveryMs = 5000, failure } = opts;
   return pollUntilReady({
     what: `Kafka at ${brokers.join(',')}`,
-    probe: () => kafkaAnswers(brokers),
+    probe: opts.ready ?? (() => kafkaAnswers(brokers)),
     timeoutMs,
     progressEveryMs,
     logger,
@@ -72,7 +123,7 @@ function runJava(args: string[], cwd: string): Promise<string> {
   });
 }
 
-async function exists(file: string): Promise<boolean> {
+export async function exists(file: string): Promise<boolean> {
   return access(file).then(
     () => true,
     () => false,
@@ -85,28 +136,43 @@ export interface LaunchKafkaOptions {
   partitions: number;
   logger: Logger;
   javaOptions?: readonly string[];
+  /** A node of a cluster: its id, files, controller port, the quorum and the cluster id. */
+  cluster?: {
+    nodeId: number;
+    node: KafkaNodePaths;
+    controllerPort: number;
+    voters: readonly KafkaVoter[];
+    clusterId: string;
+  };
 }
 
 /** Writes the config, formats the data dir on first use, starts the JVM detached. */
 export async function launchKafkaBroker(opts: LaunchKafkaOptions): Promise<ManagedService> {
-  const { paths, address, partitions, logger, javaOptions = DEFAULT_KAFKA_JAVA_OPTIONS } = opts;
-  const k = paths.kafka;
+  const { paths, address, partitions, logger, javaOptions = DEFAULT_KAFKA_JAVA_OPTIONS, cluster } = opts;
+  const k: KafkaNodePaths = cluster?.node ?? paths.kafka;
   await Promise.all(
     [dirname(k.serverProperties), k.dataDir, dirname(k.serverLog), paths.run.dir].map((d) =>
       mkdir(d, { recursive: true }),
     ),
   );
-  const controllerPort = address.port + 1;
+  const controllerPort = cluster?.controllerPort ?? address.port + 1;
   await writeFile(
     k.serverProperties,
-    kafkaServerProperties({ ...address, controllerPort, dataDir: k.dataDir, partitions }),
+    kafkaServerProperties({
+      ...address,
+      controllerPort,
+      dataDir: k.dataDir,
+      partitions,
+      ...(cluster ? { nodeId: cluster.nodeId, voters: cluster.voters } : {}),
+    }),
   );
   await writeFile(k.log4jProperties, kafkaLog4jProperties(k.serverLog));
-  const classpath = join(k.libsDir, '*'); // java expands the wildcard itself; no shell involved
+  const classpath = join(paths.kafka.libsDir, '*'); // java expands the wildcard itself; no shell involved
   const log4j = `-Dlog4j.configuration=file:${k.log4jProperties}`;
 
   if (!(await exists(join(k.dataDir, 'meta.properties')))) {
-    const clusterId = randomClusterId();
+    // Every node of a cluster must carry the same id; a single node gets a fresh one.
+    const clusterId = cluster?.clusterId ?? randomClusterId();
     logger.info({ clusterId, dataDir: k.dataDir }, 'formatting Kafka storage');
     await runJava(
       [
@@ -140,9 +206,13 @@ export async function launchKafkaBroker(opts: LaunchKafkaOptions): Promise<Manag
     logFile: k.stdoutLog,
   });
   await writeFile(k.pidFile, `${pid}\n`);
-  logger.info({ pid, address: formatHostPort(address), log: k.serverLog }, 'Kafka broker started');
+  logger.info(
+    { pid, node: cluster?.nodeId, address: formatHostPort(address), log: k.serverLog },
+    'Kafka broker started',
+  );
   return {
     name: 'kafka',
+    ...(cluster ? { node: cluster.nodeId } : {}),
     pid,
     commandMarker: k.serverProperties,
     address: formatHostPort(address),

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  clusterReplication,
   formatProperties,
   kafkaLog4jProperties,
   kafkaServerProperties,
@@ -44,6 +45,40 @@ describe('kafka-properties', () => {
     expect(props.get('transaction.state.log.replication.factor')).to.equal('1');
     expect(props.get('transaction.state.log.min.isr')).to.equal('1');
     expect(props.get('group.initial.rebalance.delay.ms')).to.equal('0');
+  });
+
+  it('makes node 2 of a three-node cluster a voter among three, with 3 copies and 2 in sync', () => {
+    const node = parse(
+      kafkaServerProperties({
+        host: '127.0.0.1',
+        port: 19093,
+        controllerPort: 19193,
+        dataDir: '/data/node-2',
+        partitions: 12,
+        nodeId: 2,
+        voters: [1, 2, 3].map((nodeId) => ({ nodeId, host: '127.0.0.1', controllerPort: 19191 + nodeId })),
+      }),
+    );
+    expect(node.get('node.id')).to.equal('2');
+    expect(node.get('controller.quorum.voters')).to.equal(
+      '1@127.0.0.1:19192,2@127.0.0.1:19193,3@127.0.0.1:19194',
+    );
+    expect(node.get('listeners')).to.equal('PLAINTEXT://127.0.0.1:19093,CONTROLLER://127.0.0.1:19193');
+    expect(node.get('advertised.listeners')).to.equal('PLAINTEXT://127.0.0.1:19093');
+    expect(node.get('default.replication.factor')).to.equal('3');
+    expect(node.get('min.insync.replicas')).to.equal('2');
+    expect(node.get('offsets.topic.replication.factor')).to.equal('3');
+    expect(node.get('transaction.state.log.replication.factor')).to.equal('3');
+    expect(node.get('transaction.state.log.min.isr')).to.equal('2');
+  });
+
+  it('replicates min(3, brokers) times and asks 2 in sync only at 3 copies', () => {
+    expect([1, 2, 3, 5].map(clusterReplication)).to.deep.equal([
+      { factor: 1, minInsync: 1 },
+      { factor: 2, minInsync: 1 },
+      { factor: 3, minInsync: 2 },
+      { factor: 3, minInsync: 2 },
+    ]);
   });
 
   it('escapes what Java properties would misread', () => {

@@ -2,14 +2,39 @@
 // config change is a code change, not a hand-edited file in a cache folder.
 import { randomBytes } from 'node:crypto';
 
+/** A member of the KRaft controller quorum. */
+export interface KafkaVoter {
+  nodeId: number;
+  host: string;
+  controllerPort: number;
+}
+
 export interface KafkaServerOptions {
   host: string;
   port: number;
-  /** KRaft controller listener; by convention the broker port + 1. */
+  /** KRaft controller listener; by convention the broker port + 1 (a single node). */
   controllerPort: number;
   dataDir: string;
   /** Default partition count of topics created without one (Lattice passes its own). */
   partitions: number;
+  /** This node's id; default 1, the single node. */
+  nodeId?: number;
+  /**
+   * Every node of the cluster (each a combined broker and controller); default this node alone.
+   * The cluster's size sets the replication defaults (clusterReplication).
+   */
+  voters?: readonly KafkaVoter[];
+}
+
+/**
+ * Replication on a cluster of `brokers` nodes: three copies where there are three brokers or
+ * more, and a write needs two of them (min.insync.replicas), so one broker may be lost without
+ * losing an acknowledged record or refusing writes. Mirrored by topic creation in @lattice/kafka
+ * (topics.ts, replicationForBrokers).
+ */
+export function clusterReplication(brokers: number): { factor: number; minInsync: number } {
+  const factor = Math.max(1, Math.min(3, brokers));
+  return { factor, minInsync: factor >= 3 ? 2 : 1 };
 }
 
 export type PropertyValue = string | number | boolean;
@@ -32,13 +57,18 @@ export function formatProperties(
   return `${lines.join('\n')}\n`;
 }
 
-/** One process as both broker and KRaft controller: the smallest real Kafka there is. */
+/**
+ * Each process is both broker and KRaft controller: one alone is the smallest real Kafka there
+ * is; three make a quorum that survives the loss of one.
+ */
 export function kafkaServerEntries(o: KafkaServerOptions): Array<[string, PropertyValue]> {
-  const nodeId = 1;
+  const nodeId = o.nodeId ?? 1;
+  const voters = o.voters ?? [{ nodeId, host: o.host, controllerPort: o.controllerPort }];
+  const { factor, minInsync } = clusterReplication(voters.length);
   return [
     ['process.roles', 'broker,controller'],
     ['node.id', nodeId],
-    ['controller.quorum.voters', `${nodeId}@${o.host}:${o.controllerPort}`],
+    ['controller.quorum.voters', voters.map((v) => `${v.nodeId}@${v.host}:${v.controllerPort}`).join(',')],
     ['listeners', `PLAINTEXT://${o.host}:${o.port},CONTROLLER://${o.host}:${o.controllerPort}`],
     ['advertised.listeners', `PLAINTEXT://${o.host}:${o.port}`],
     ['controller.listener.names', 'CONTROLLER'],
@@ -49,11 +79,12 @@ export function kafkaServerEntries(o: KafkaServerOptions): Array<[string, Proper
     // typo'd topic name must fail, not silently create a new topic.
     ['auto.create.topics.enable', false],
     ['num.partitions', o.partitions],
-    ['default.replication.factor', 1],
-    ['min.insync.replicas', 1],
-    ['offsets.topic.replication.factor', 1],
-    ['transaction.state.log.replication.factor', 1],
-    ['transaction.state.log.min.isr', 1],
+    // Also the consumer groups' offsets: a group must outlive the broker that coordinated it.
+    ['default.replication.factor', factor],
+    ['min.insync.replicas', minInsync],
+    ['offsets.topic.replication.factor', factor],
+    ['transaction.state.log.replication.factor', factor],
+    ['transaction.state.log.min.isr', minInsync],
     // A single local consumer group member should not wait 3 s for peers that never come.
     ['group.initial.rebalance.delay.ms', 0],
     ['log.retention.hours', 168],

@@ -53,6 +53,24 @@ describe('run-state', () => {
     expect(EMPTY_RUN_STATE.services).to.have.length(0); // never mutated
   });
 
+  it('keeps one entry per broker of a cluster, apart from a single broker', () => {
+    const node = (n: number, pid: number): ManagedService => ({ ...service('kafka', pid), node: n });
+    let state = withService(EMPTY_RUN_STATE, service('kafka', 10));
+    state = withService(withService(withService(state, node(1, 21)), node(2, 22)), node(1, 23));
+    expect(state.services.map((s) => [s.node ?? null, s.pid])).to.deep.equal([
+      [null, 10],
+      [2, 22],
+      [1, 23],
+    ]);
+    expect(findService(state, 'kafka')?.pid).to.equal(10);
+    expect(findService(state, 'kafka', 2)?.pid).to.equal(22);
+    expect(withoutService(state, 'kafka', 2).services.map((s) => s.pid)).to.deep.equal([10, 23]);
+    expect(parseRunState(serializeRunState(state))).to.deep.equal(state);
+    expect(() =>
+      parseRunState(JSON.stringify({ version: 1, services: [{ ...service('kafka', 1), node: 0 }] })),
+    ).to.throw();
+  });
+
   it('round-trips through its file format and rejects anything else', () => {
     const state = withService(EMPTY_RUN_STATE, service('postgres', 42));
     expect(parseRunState(serializeRunState(state))).to.deep.equal(state);

@@ -10,6 +10,8 @@ export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'postgres', 'redi
 
 export interface ManagedService {
   name: ServiceName;
+  /** Node id of one broker of a local Kafka cluster; absent for a single server. */
+  node?: number;
   pid: number;
   /** Found in /proc/<pid>/cmdline while the pid is still ours. */
   commandMarker: string;
@@ -27,17 +29,25 @@ export interface RunState {
 
 export const EMPTY_RUN_STATE: RunState = { version: 1, services: [] };
 
-/** Records a service, replacing an older entry of the same name. */
+/** The entry of `name` (and of `node`, for a broker of a cluster; none: the single server). */
+function isEntry(s: ManagedService, name: ServiceName, node: number | undefined): boolean {
+  return s.name === name && s.node === node;
+}
+
+/** Records a service, replacing an older entry of the same name and node. */
 export function withService(state: RunState, service: ManagedService): RunState {
-  return { ...state, services: [...state.services.filter((s) => s.name !== service.name), service] };
+  return {
+    ...state,
+    services: [...state.services.filter((s) => !isEntry(s, service.name, service.node)), service],
+  };
 }
 
-export function withoutService(state: RunState, name: ServiceName): RunState {
-  return { ...state, services: state.services.filter((s) => s.name !== name) };
+export function withoutService(state: RunState, name: ServiceName, node?: number): RunState {
+  return { ...state, services: state.services.filter((s) => !isEntry(s, name, node)) };
 }
 
-export function findService(state: RunState, name: ServiceName): ManagedService | undefined {
-  return state.services.find((s) => s.name === name);
+export function findService(state: RunState, name: ServiceName, node?: number): ManagedService | undefined {
+  return state.services.find((s) => isEntry(s, name, node));
 }
 
 function isManagedService(v: unknown): v is ManagedService {
@@ -45,6 +55,7 @@ function isManagedService(v: unknown): v is ManagedService {
   const s = v as Record<string, unknown>;
   return (
     SERVICE_NAMES.includes(s.name as ServiceName) &&
+    (s.node === undefined || (Number.isInteger(s.node) && (s.node as number) > 0)) &&
     Number.isInteger(s.pid) &&
     (s.pid as number) > 0 &&
     typeof s.commandMarker === 'string' &&

@@ -2,7 +2,7 @@
 // running when ensureInfra looked is never in the state, so it is never touched.
 import { rm } from 'node:fs/promises';
 import type { Logger } from '@lattice/core';
-import { infraPaths } from './paths.ts';
+import { infraPaths, kafkaNodePaths } from './paths.ts';
 import { processMatches, stopProcess } from './process.ts';
 import {
   type ManagedService,
@@ -22,6 +22,7 @@ export interface StopInfraOptions {
 }
 
 export interface StopInfraResult {
+  /** Each name once, however many of its processes (a cluster's brokers) were stopped. */
   stopped: ServiceName[];
   /** Recorded but no longer running (exited, or the pid now belongs to another program). */
   gone: ServiceName[];
@@ -40,10 +41,14 @@ export async function stopInfra(opts: StopInfraOptions): Promise<StopInfraResult
       const result = ours
         ? await stopProcess(s.pid, { signal: s.stopSignal, timeoutMs, logger, what: s.name })
         : 'gone';
-      (result === 'gone' ? gone : stopped).push(s.name);
-      await store.update((state) => withoutService(state, s.name));
-      if (s.name === 'kafka') await rm(paths.kafka.pidFile, { force: true });
-      logger.info({ pid: s.pid, address: s.address, result }, `${s.name} ${result}`);
+      const list = result === 'gone' ? gone : stopped;
+      if (!list.includes(s.name)) list.push(s.name);
+      await store.update((state) => withoutService(state, s.name, s.node));
+      if (s.name === 'kafka') {
+        const pidFile = s.node === undefined ? paths.kafka.pidFile : kafkaNodePaths(paths, s.node).pidFile;
+        await rm(pidFile, { force: true });
+      }
+      logger.info({ pid: s.pid, node: s.node, address: s.address, result }, `${s.name} ${result}`);
     };
     await Promise.all(targets.map(stopOne));
     return { stopped, gone };

@@ -95,7 +95,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
   const { settings, kafka, logger } = opts;
   const scheduler = opts.scheduler ?? systemScheduler;
   await createCatalogTopics(settings, kafka, logger);
-  const producer = await createRecordProducer(kafka, opts.placement);
+  const producer = await createRecordProducer(kafka, { placement: opts.placement, logger });
   const deadLetters = createKafkaDeadLetterSink(
     producer,
     topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name),

@@ -70,7 +70,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
     maxConnections: settings.smtpMaxConnections,
   });
   const events: MailEventPublisher = createMailEventPublisher({
-    producer: () => createRecordProducer(deps.kafka, deps.placement),
+    producer: () => createRecordProducer(deps.kafka, { placement: deps.placement, logger }),
     topic: topicName(deps.kafkaTopicPrefix, TOPIC_CATALOG.mailEvents.name),
     logger,
   });

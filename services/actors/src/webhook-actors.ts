@@ -95,7 +95,7 @@ export function webhookDelivery(
     metrics,
   });
   const wake: WebhookWakePublisher = createWebhookWakePublisher({
-    producer: () => createRecordProducer(deps.kafka, deps.placement),
+    producer: () => createRecordProducer(deps.kafka, { placement: deps.placement, logger }),
     topic: deliveriesTopic,
     logger,
   });

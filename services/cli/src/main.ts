@@ -18,7 +18,9 @@ const USAGE = `lattice <command>
   topics                             create the Kafka topics of the catalog
   topics scale NAME --partitions N   grow a catalog topic (e.g. realtime.channel-commands) while the
                                      platform runs: drain and switch (docs/operations.md); JSON last
-  infra up|down|status               local Kafka, Redis and PostgreSQL
+  infra up [--brokers N]|down|status local Kafka, Redis and PostgreSQL; --brokers 3 runs Kafka as
+                                     three KRaft brokers at the addresses of KAFKA_BROKERS (three
+                                     listed, or consecutive ports from one)
   mcp                                the management API's agent tools over stdio (MCP), with the
                                      credential of LATTICE_API_KEY against LATTICE_BASE_URL
 
@@ -33,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
       'verified-domain': { type: 'string' },
       env: { type: 'string' },
       partitions: { type: 'string' },
+      brokers: { type: 'string' },
+      'controller-ports': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -54,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     case 'topics':
       return rest[0] === 'scale' ? runTopicsScale(ctx, rest[1], values.partitions) : runTopics(ctx);
     case 'infra':
-      return runInfra(ctx, rest[0]);
+      return runInfra(ctx, rest[0], { brokers: values.brokers, controllerPorts: values['controller-ports'] });
     case 'mcp':
       return runMcp(ctx);
     default:

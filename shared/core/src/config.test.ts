@@ -22,6 +22,17 @@ describe('loadConfig', () => {
     expect(loadConfig(env, { managementPort: 6000 }).managementPort).to.equal(6000);
   });
 
+  it('follows the cluster for the replication factor unless KAFKA_REPLICATION_FACTOR names one', () => {
+    expect(loadConfig({}).kafkaReplicationFactor).to.equal('cluster');
+    expect(loadConfig({ KAFKA_REPLICATION_FACTOR: 'cluster' }).kafkaReplicationFactor).to.equal('cluster');
+    expect(loadConfig({ KAFKA_REPLICATION_FACTOR: '3' }).kafkaReplicationFactor).to.equal(3);
+    expect(() => loadConfig({ KAFKA_REPLICATION_FACTOR: '0' })).to.throw(
+      ConfigError,
+      /KAFKA_REPLICATION_FACTOR/,
+    );
+    expect(() => loadConfig({ KAFKA_REPLICATION_FACTOR: 'three' })).to.throw(ConfigError);
+  });
+
   it('rejects malformed numbers and levels with a named error', () => {
     expect(() => loadConfig({ KAFKA_PARTITIONS: 'twelve' })).to.throw(ConfigError, /KAFKA_PARTITIONS/);
     expect(() => loadConfig({ KAFKA_PARTITIONS: '0' })).to.throw(ConfigError);

@@ -13,7 +13,12 @@ export interface LatticeConfig {
   kafkaClientId: string;
   /** Partition count used when Lattice creates its topics. */
   kafkaPartitions: number;
-  kafkaReplicationFactor: number;
+  /**
+   * Replication factor of the topics Lattice creates (KAFKA_REPLICATION_FACTOR); 'cluster'
+   * (default): min(3, the brokers the cluster reports), with min.insync.replicas 2 at 3 copies
+   * (docs/operations.md "Replication").
+   */
+  kafkaReplicationFactor: number | 'cluster';
   /** Prepended to every topic name; tests use a unique one each. */
   kafkaTopicPrefix: string;
   managementPort: number;
@@ -230,6 +235,18 @@ function str(env: Env, name: string, fallback: string): string {
   return raw === undefined || raw === '' ? fallback : raw;
 }
 
+/** KAFKA_REPLICATION_FACTOR: 1 to 16, or `cluster` (also when unset): follow the cluster's size. */
+function replicationFactor(env: Env): number | 'cluster' {
+  const raw = env.KAFKA_REPLICATION_FACTOR;
+  if (raw === undefined || raw === '' || raw === 'cluster') return 'cluster';
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 16)
+    throw new ConfigError(
+      `KAFKA_REPLICATION_FACTOR must be an integer from 1 to 16 or "cluster", got "${raw}"`,
+    );
+  return n;
+}
+
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeConfig {
@@ -248,7 +265,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     kafkaBrokers: brokers,
     kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'lattice'),
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 12, 1, 10000),
-    kafkaReplicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16),
+    kafkaReplicationFactor: replicationFactor(env),
     kafkaTopicPrefix: str(env, 'KAFKA_TOPIC_PREFIX', ''),
     managementPort: port('MANAGEMENT_PORT', 4000),
     managementPublicHosts: list(env, 'MANAGEMENT_PUBLIC_HOSTS'),

@@ -17,7 +17,7 @@ export { metadataPlacement } from './partition-placement.ts';
 export type { PartitionPlanStore } from './partition-plan-store.ts';
 export type { ScaleOutcome, ScalePartitionsOptions } from './partition-scaling.ts';
 export { ScaleRefused, scalePartitions } from './partition-scaling.ts';
-export type { OutgoingRecord, RecordProducer } from './producer.ts';
+export type { OutgoingRecord, RecordProducer, RecordProducerOptions } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { REQUEST_ID_HEADER } from './record-headers.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

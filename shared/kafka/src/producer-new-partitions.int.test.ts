@@ -39,7 +39,7 @@ describe('record producer and partitions added while it runs (real Kafka)', func
       onPlanChange() {},
       close: async () => {},
     };
-    const producer = await createRecordProducer(kafka, placement);
+    const producer = await createRecordProducer(kafka, { placement });
     // The producer reads the topic's metadata (2 partitions) with its first send.
     await producer.send(topic, codec, [{ key: 'warm-up', value: { n: -1 } }]);
 

@@ -2,24 +2,40 @@
 // "durably in Kafka" answer means what it says and the producer's own retries never duplicate
 // or reorder a key. Retries are bounded (kafkajs warns about that): a send that still fails
 // surfaces to the caller, whose retry may duplicate a record; consumers are idempotent for that.
-import { sleep } from '@lattice/core';
-import { type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
+//
+// A send is only trusted for the partitions its answer acknowledges. kafkajs (2.2) drops records
+// silently and still resolves the send in two cases:
+// - a broker dies under a send and its partitions move to a broker that had already answered for
+//   others: the retry sends them nowhere (tulios/kafkajs#1303);
+// - a record is placed on a partition the producer's metadata does not list yet (one just added
+//   by `lattice topics scale`): Cluster.findLeaderForPartitions skips it.
+// Each record's partition is noted as the partitioner places it; records whose partition the
+// answer does not acknowledge are sent again (kafkajs rolled their sequence numbers back, so a copy
+// that did land is recognised by the broker as a duplicate): at once, then after the metadata is
+// due for a refresh; the send fails if they still are not acknowledged.
+import { type Logger, type Scheduler, systemScheduler } from '@lattice/core';
+import { type Kafka, type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
 import type { Codec } from './codec.ts';
 import { partitionOfKey } from './key-partition.ts';
 import { metadataPlacement, type PartitionPlacement } from './partition-placement.ts';
 import { requestIdHeaders } from './record-headers.ts';
 
 /**
- * How stale a producer's topic metadata may get. kafkajs silently drops a record sent to a
- * partition its metadata does not list yet (Cluster.findLeaderForPartitions skips it, and the
- * send still resolves), which is what a partition added by `lattice topics scale` is for up to
- * this long. send() therefore checks every partition it sent to is in the answer and sends the
- * rest again once the metadata is due for a refresh; the scaling procedure waits this long
- * after adding partitions before producers place keys on them, so that resend is rare.
+ * How stale a producer's topic metadata may get: the longest a partition added to a topic can be
+ * unknown to it. The scaling procedure waits this long after adding partitions before producers
+ * place keys on them, so the resend after a refresh is rare.
  */
 export const PRODUCER_METADATA_MAX_AGE_MS = 5_000;
-/** Resends of records whose partitions the metadata did not list, before the send fails. */
-const MISSING_PARTITION_RESENDS = 3;
+
+/** How often records a send left unacknowledged are sent again before the send fails. */
+const UNACKNOWLEDGED_RESENDS = 3;
+
+/**
+ * A send's own retries: waits capped at 1 s (the client's 5 s would leave a send asleep for
+ * seconds after a new leader took over from a dead broker), given up after about 10 s, the
+ * publish timeout of the request paths, so a stuck send does not hold up the next one long.
+ */
+const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 1000, retries: 13 };
 
 export interface OutgoingRecord<T> {
   key: string;
@@ -33,21 +49,45 @@ export interface RecordProducer {
   disconnect(): Promise<void>;
 }
 
-/**
- * `placement`: where keys go while topics are re-partitioned (partition-placement.ts); every role
- * that produces while the platform runs passes its shared one.
- */
+/** The part of kafkajs a record producer uses (a fake one in unit tests). */
+export type ProducerFactory = Pick<Kafka, 'producer'>;
+
+export interface RecordProducerOptions {
+  /**
+   * Where keys go while topics are re-partitioned (partition-placement.ts); every role that
+   * produces while the platform runs passes its shared one. Default: Kafka's partitioner.
+   */
+  placement?: PartitionPlacement;
+  /** Told when records a send left unacknowledged are sent again. */
+  logger?: Logger;
+  /** The wait before a resend after a metadata refresh. Default systemScheduler. */
+  scheduler?: Scheduler;
+}
+
 export async function createRecordProducer(
-  kafka: Kafka,
-  placement: PartitionPlacement = metadataPlacement,
+  kafka: ProducerFactory,
+  opts: RecordProducerOptions = {},
 ): Promise<RecordProducer> {
+  const placement = opts.placement ?? metadataPlacement;
+  const scheduler = opts.scheduler ?? systemScheduler;
+  // Where the partitioner last placed each message (kafkajs places them again on every retry).
+  const placed = new WeakMap<Message, number>();
   const producer: Producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     metadataMaxAge: PRODUCER_METADATA_MAX_AGE_MS,
-    // murmur2 like the Java client, so every producer places a key on the same partition.
-    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: SEND_RETRY,
+    // murmur2 like the Java client, so every producer places a key on the same partition (a
+    // message's own `partition`, set by a partition plan, wins).
+    createPartitioner: () => {
+      const place = Partitioners.DefaultPartitioner();
+      return (args) => {
+        const partition = place(args);
+        placed.set(args.message, partition);
+        return partition;
+      };
+    },
   });
   await producer.connect();
   return {
@@ -55,35 +95,26 @@ export async function createRecordProducer(
       const slot = await placement.acquire(topic);
       try {
         const count = slot.partitions;
-        if (count === null) {
-          const messages = records.map((r) => ({
-            key: r.key,
-            value: codec.encode(r.value),
-            headers: requestIdHeaders(r.requestId),
-          }));
-          await producer.send({ topic, acks: -1, messages });
-          return;
-        }
         let pending: Message[] = records.map((r) => ({
           key: r.key,
           value: codec.encode(r.value),
           headers: requestIdHeaders(r.requestId),
-          partition: partitionOfKey(topic, r.key, count),
+          ...(count === null ? {} : { partition: partitionOfKey(topic, r.key, count) }),
         }));
-        for (let resend = 0; ; resend++) {
-          const written = new Set(
-            (await producer.send({ topic, acks: -1, messages: pending })).map((m) => m.partition),
-          );
-          pending = pending.filter((m) => !written.has(m.partition!));
+        for (let attempt = 0; ; attempt++) {
+          const answer = await producer.send({ topic, acks: -1, messages: pending });
+          pending = unacknowledged(pending, answer, placed);
           if (pending.length === 0) return;
-          const missing = [...new Set(pending.map((m) => m.partition))].join(', ');
-          if (resend === MISSING_PARTITION_RESENDS) {
-            throw new Error(
-              `${topic}: partitions ${missing} are not in the producer's metadata; nothing sent to them`,
-            );
-          }
-          // A key's records all went to one partition, so holding them back keeps the key's order.
-          await sleep(PRODUCER_METADATA_MAX_AGE_MS);
+          const partitions = [...new Set(pending.map((m) => placed.get(m)))];
+          if (attempt === UNACKNOWLEDGED_RESENDS)
+            throw new Error(`partitions ${partitions.join(', ')} of ${topic} were not acknowledged`);
+          opts.logger?.warn(
+            { topic, partitions, records: pending.length, attempt: attempt + 1 },
+            'a send left partitions unacknowledged; sending their records again',
+          );
+          // A moved leader is found at once; a partition the metadata lacks needs its refresh.
+          // Holding the records back keeps each key's order: a key's records share a partition.
+          if (attempt > 0) await scheduler.sleep(PRODUCER_METADATA_MAX_AGE_MS);
         }
       } finally {
         slot.release();
@@ -91,4 +122,17 @@ export async function createRecordProducer(
     },
     disconnect: () => producer.disconnect(),
   };
+}
+
+/** The messages whose partition the send's answer does not acknowledge. */
+function unacknowledged(
+  messages: Message[],
+  answer: RecordMetadata[],
+  placed: WeakMap<Message, number>,
+): Message[] {
+  const acknowledged = new Set(answer.filter((r) => r.errorCode === 0).map((r) => r.partition));
+  return messages.filter((m) => {
+    const partition = placed.get(m);
+    return partition === undefined || !acknowledged.has(partition);
+  });
 }

@@ -1,6 +1,7 @@
 import { createLogger } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
+import { ConfigResourceTypes } from 'kafkajs';
 import { createKafka } from './client.ts';
 import { ensureTopics } from './topics.ts';
 
@@ -10,10 +11,11 @@ describe('ensureTopics (real Kafka)', () => {
   const kafka = createKafka({ brokers: config.kafkaBrokers, clientId: 'topics-test', logger });
   const admin = kafka.admin();
   const names = [uniqueName('topics-a'), uniqueName('topics-b')];
+  const followed = uniqueName('topics-cluster');
 
   before(() => admin.connect());
   after(async () => {
-    await admin.deleteTopics({ topics: names }).catch(() => {});
+    await admin.deleteTopics({ topics: [...names, followed] }).catch(() => {});
     await admin.disconnect();
   });
 
@@ -24,5 +26,22 @@ describe('ensureTopics (real Kafka)', () => {
     expect((await ensureTopics(opts)).created).to.deep.equal([]);
     const meta = await admin.fetchTopicMetadata({ topics: names });
     expect(meta.topics.map((t) => t.partitions.length)).to.deep.equal([12, 12]);
+  });
+
+  it("follows the cluster's size: on the one local broker, 1 copy and 1 in sync", async () => {
+    const brokers = (await admin.describeCluster()).brokers.length;
+    const expected =
+      brokers >= 3 ? { copies: 3, inSync: '2' } : { copies: Math.min(brokers, 3), inSync: '1' };
+    await ensureTopics({ admin, names: [followed], partitions: 2, replicationFactor: 'cluster', logger });
+    const meta = await admin.fetchTopicMetadata({ topics: [followed] });
+    expect(meta.topics[0]!.partitions.map((p) => p.replicas.length)).to.deep.equal([
+      expected.copies,
+      expected.copies,
+    ]);
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: followed, configNames: ['min.insync.replicas'] }],
+    });
+    expect(resources[0]!.configEntries[0]!.configValue).to.equal(expected.inSync);
   });
 });

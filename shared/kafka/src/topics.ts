@@ -32,13 +32,43 @@ export function topicName(prefix: string, name: string): string {
   return `${prefix}${name}`;
 }
 
+/** A replication factor, or 'cluster': follow the cluster's size (replicationForBrokers). */
+export type ReplicationSetting = number | 'cluster';
+
 export interface EnsureTopicsOptions {
   admin: Admin;
   names: string[];
   partitions: number;
-  replicationFactor: number;
+  replicationFactor: ReplicationSetting;
   logger: Logger;
   leaderTimeoutMs?: number;
+}
+
+/**
+ * What Lattice creates its topics with on a cluster of `brokers`: three copies where there are
+ * three brokers or more, and an acks=all write needs two of them (min.insync.replicas), so losing
+ * one broker loses no acknowledged record and refuses no write; losing two refuses writes
+ * (publishes answer 503) rather than keep a single copy. Mirrors the broker defaults of
+ * `lattice infra up --brokers N` (infra/src/kafka-properties.ts, clusterReplication).
+ */
+export function replicationForBrokers(brokers: number): { factor: number; minInsync: number } {
+  const factor = Math.max(1, Math.min(3, brokers));
+  return { factor, minInsync: minInsyncFor(factor) };
+}
+
+/** A majority-ish quorum for writes: 2 of 3 or more copies, 1 of fewer. */
+export function minInsyncFor(factor: number): number {
+  return factor >= 3 ? 2 : 1;
+}
+
+/** The replication factor and min.insync.replicas topics get, the cluster asked when 'cluster'. */
+export async function resolveReplication(
+  admin: Admin,
+  setting: ReplicationSetting,
+): Promise<{ factor: number; minInsync: number; brokers?: number }> {
+  if (setting !== 'cluster') return { factor: setting, minInsync: minInsyncFor(setting) };
+  const { brokers } = await admin.describeCluster();
+  return { ...replicationForBrokers(brokers.length), brokers: brokers.length };
 }
 
 /** Polls metadata until every partition of the topics has a leader (unknown topics: not yet). */
@@ -70,6 +100,7 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
   const existing = new Set(await opts.admin.listTopics());
   const missing = opts.names.filter((n) => !existing.has(n));
   let created: string[] = [];
+  const replication = await resolveReplication(opts.admin, opts.replicationFactor);
   if (missing.length > 0) {
     // false when another process created them between our list and create: nothing to report.
     const didCreate = await opts.admin.createTopics({
@@ -79,13 +110,23 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
       topics: missing.map((topic) => ({
         topic,
         numPartitions: opts.partitions,
-        replicationFactor: opts.replicationFactor,
+        replicationFactor: replication.factor,
+        configEntries: [{ name: 'min.insync.replicas', value: String(replication.minInsync) }],
       })),
     });
     await waitForTopicLeaders(opts.admin, missing, opts.leaderTimeoutMs ?? 30_000);
     if (didCreate) {
       created = missing;
-      opts.logger.info({ topics: missing, partitions: opts.partitions }, 'created topics');
+      opts.logger.info(
+        {
+          topics: missing,
+          partitions: opts.partitions,
+          replicationFactor: replication.factor,
+          minInsyncReplicas: replication.minInsync,
+          ...(replication.brokers === undefined ? {} : { brokers: replication.brokers }),
+        },
+        'created topics',
+      );
     }
   }
   const others = opts.names.filter((n) => !created.includes(n));
@@ -96,6 +137,13 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
         opts.logger.warn(
           { topic: t.name, partitions: t.partitions.length, configured: opts.partitions },
           'topic partition count differs from configuration; see docs/operations.md',
+        );
+      }
+      const replicas = t.partitions[0]?.replicas.length ?? 0;
+      if (replicas !== replication.factor) {
+        opts.logger.warn(
+          { topic: t.name, replicationFactor: replicas, configured: replication.factor },
+          'topic replication factor differs from configuration; see docs/operations.md',
         );
       }
     }

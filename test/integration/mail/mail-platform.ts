@@ -347,6 +347,8 @@ export async function startActorsProcess(
   const { child } = await startPlatform(
     {
       DATABASE_URL: p.config.databaseUrl,
+      KAFKA_BROKERS: p.config.kafkaBrokers.join(','),
+      KAFKA_REPLICATION_FACTOR: String(p.config.kafkaReplicationFactor),
       KAFKA_TOPIC_PREFIX: p.config.kafkaTopicPrefix,
       KAFKA_PARTITIONS: String(p.config.kafkaPartitions),
       REDIS_KEY_PREFIX: p.config.redisKeyPrefix,

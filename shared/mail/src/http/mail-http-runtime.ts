@@ -89,7 +89,7 @@ export interface MailHttpRuntime {
 
 export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpRuntimeDeps): MailHttpRuntime {
   const { logger, kafka, clock } = deps;
-  const producer = () => createRecordProducer(kafka, deps.placement);
+  const producer = () => createRecordProducer(kafka, { placement: deps.placement, logger });
   const outbound: GroupCommitPublisher<MailOutboundRecord> = createGroupCommitPublisher({
     producer,
     topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.mailOutbound.name),

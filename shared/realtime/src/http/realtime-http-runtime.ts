@@ -79,7 +79,7 @@ export function startRealtimeHttpRuntime(
   // Read per command by ioredis, so switching it on here applies from the next command.
   redis.options.enableAutoPipelining = true;
   const commands = createChannelCommandPublisher({
-    producer: () => createRecordProducer(kafka, deps.placement),
+    producer: () => createRecordProducer(kafka, { placement: deps.placement, logger }),
     topic: topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name),
     codec: loadCodec<ChannelCommandRecord>(TOPIC_CATALOG.channelCommands.schema),
     logger,
