@@ -30,14 +30,20 @@ export async function runDialogAction(
   }
 }
 
+/** What a dialog is open for: set by its open(), cleared when it closes. */
+export interface DialogState<K> {
+  current: DialogOpener<K> | null;
+}
+
 /** On close, forgets what the dialog was open for and returns focus to its opener. */
 export function returnFocusOnClose<K>(
   dialog: HTMLDialogElement,
-  take: () => DialogOpener<K> | null,
+  state: DialogState<K>,
   fallbackFocus: () => HTMLElement,
 ): void {
   dialog.addEventListener('close', () => {
-    const opener = take()?.opener;
+    const opener = state.current?.opener;
+    state.current = null;
     (opener?.isConnected ? opener : fallbackFocus()).focus();
   });
 }

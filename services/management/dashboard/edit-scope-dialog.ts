@@ -1,7 +1,7 @@
 // Edit scope: a modal <dialog> holding the same scope chooser as the Create form, preset to the
 // key's current scope. Saving sends PUT /organization/public-keys/:id/scope.
 import type { PublicKeyView, Scope } from './api-types.ts';
-import { returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
+import { type DialogState, returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
 import { byId } from './dom.ts';
 import { clearProblem } from './notices.ts';
 import { createScopeFieldset } from './scope-fieldset.ts';
@@ -23,29 +23,21 @@ export function createEditScopeDialog(deps: {
   const scope = createScopeFieldset('edit');
   byId('edit-scope', HTMLElement).replaceWith(scope.element);
   const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
-  let current: { key: PublicKeyView; opener: HTMLElement } | null = null;
+  const state: DialogState<PublicKeyView> = { current: null };
 
   cancel.addEventListener('click', () => dialog.close());
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const chosen = scope.read();
-    const open = current;
+    const open = state.current;
     if (!open || !chosen) return;
     await runDialogAction(dialog, submit, error, () => deps.save(open.key, chosen));
   });
-  returnFocusOnClose(
-    dialog,
-    () => {
-      const was = current;
-      current = null;
-      return was;
-    },
-    deps.fallbackFocus,
-  );
+  returnFocusOnClose(dialog, state, deps.fallbackFocus);
 
   return {
     open(key, opener) {
-      current = { key, opener };
+      state.current = { key, opener };
       name.textContent = `“${key.name}”`;
       clearProblem(error);
       scope.set(key.scope);

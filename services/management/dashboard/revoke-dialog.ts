@@ -2,7 +2,7 @@
 // behind is inert) that says revoking is permanent and that the edge may accept the key for up
 // to about 30 s more. Cancel has the initial focus, so Enter alone never revokes.
 import type { PublicKeyView } from './api-types.ts';
-import { returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
+import { type DialogState, returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
 import { byId } from './dom.ts';
 import { clearProblem } from './notices.ts';
 import { describeReach } from './scope-options.ts';
@@ -24,27 +24,19 @@ export function createRevokeDialog(deps: {
   const error = byId('revoke-error', HTMLElement);
   const confirm = byId('revoke-confirm', HTMLButtonElement);
   const cancel = byId('revoke-cancel', HTMLButtonElement);
-  let current: { key: PublicKeyView; opener: HTMLElement } | null = null;
+  const state: DialogState<PublicKeyView> = { current: null };
 
   cancel.addEventListener('click', () => dialog.close());
   confirm.addEventListener('click', async () => {
-    const open = current;
+    const open = state.current;
     if (!open) return;
     await runDialogAction(dialog, confirm, error, () => deps.revoke(open.key));
   });
-  returnFocusOnClose(
-    dialog,
-    () => {
-      const was = current;
-      current = null;
-      return was;
-    },
-    deps.fallbackFocus,
-  );
+  returnFocusOnClose(dialog, state, deps.fallbackFocus);
 
   return {
     open(key, opener) {
-      current = { key, opener };
+      state.current = { key, opener };
       name.textContent = `“${key.name}”`;
       // Which key exactly: names may repeat, so the visible characters and the scope say it too.
       const reach = describeReach(key.scope, key.toolkits);
