@@ -21,20 +21,24 @@ import { type ManagedService, type RunStateStore, withService } from './run-stat
 
 export const DEFAULT_KAFKA_JAVA_OPTIONS: readonly string[] = ['-Xms256m', '-Xmx768m'];
 
-/**
- * One metadata round trip (describeCluster + listTopics): how many brokers the cluster reports
- * (registered and not fenced); 0 on any failure.
- */
-export async function kafkaBrokersAnswering(brokers: string[], timeoutMs = 2000): Promise<number> {
-  const kafka = new Kafka({
+/** An admin client that asks once, quietly, within `timeoutMs`: a probe, not a user of Kafka. */
+function probeAdmin(brokers: string[], timeoutMs: number) {
+  return new Kafka({
     clientId: 'lattice-infra-probe',
     brokers,
     connectionTimeout: timeoutMs,
     requestTimeout: timeoutMs,
     retry: { retries: 0 },
     logLevel: logLevel.NOTHING,
-  });
-  const admin = kafka.admin();
+  }).admin();
+}
+
+/**
+ * One metadata round trip (describeCluster + listTopics): how many brokers the cluster reports
+ * (registered and not fenced); 0 on any failure.
+ */
+export async function kafkaBrokersAnswering(brokers: string[], timeoutMs = 2000): Promise<number> {
+  const admin = probeAdmin(brokers, timeoutMs);
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
@@ -60,15 +64,7 @@ export async function kafkaClusterBrokers(
 ): Promise<string[] | null> {
   for (let round = 0; round < rounds; round++) {
     for (const seed of seeds) {
-      const kafka = new Kafka({
-        clientId: 'lattice-infra-probe',
-        brokers: [seed],
-        connectionTimeout: timeoutMs,
-        requestTimeout: timeoutMs,
-        retry: { retries: 0 },
-        logLevel: logLevel.NOTHING,
-      });
-      const admin = kafka.admin();
+      const admin = probeAdmin([seed], timeoutMs);
       try {
         await admin.connect();
         const cluster = await admin.describeCluster();
