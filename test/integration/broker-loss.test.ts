@@ -19,12 +19,14 @@ import { noteInTestLog, testConfig } from '@lattice/core/testing';
 import { createKafka, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { expect } from 'chai';
 import { ConfigResourceTypes } from 'kafkajs';
+import { channelHistory } from '../support/channel-history.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
 import { freePort, stopPlatform } from '../support/lattice-process.ts';
+import type { Outcome } from '../support/post-outcome.ts';
 import { waitUntil } from '../support/wait-until.ts';
 import { startTestKafkaCluster, type TestKafkaCluster } from './broker-loss/kafka-cluster.ts';
-import { type Load, type Outcome, startLoad } from './broker-loss/load.ts';
-import { channelHistory, checkChannel, deliveredCount, historyCount } from './broker-loss/records.ts';
+import { type Load, startLoad } from './broker-loss/load.ts';
+import { checkChannel, deliveredCount, historyCount } from './broker-loss/records.ts';
 import { type MailPlatform, startActorsProcess, startMailPlatform } from './mail/mail-platform.ts';
 
 /** Four channels published to through the management API, two through the public edge. */

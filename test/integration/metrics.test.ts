@@ -18,34 +18,12 @@ import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
 import { freePort, startPlatform, stopPlatform } from '../support/lattice-process.ts';
+import { parseExposition, type Sample } from '../support/prometheus-text.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const config = testConfig();
 const PARTITIONS = 4;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition, and the metric families it declares. */
-function parseExposition(text: string): { samples: Sample[]; families: Set<string> } {
-  const samples: Sample[] = [];
-  const families = new Set<string>();
-  for (const line of text.split('\n')) {
-    const type = /^# TYPE (\S+) /.exec(line);
-    if (type) families.add(type[1]!);
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
-      labels[l[1]!] = l[2]!;
-    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return { samples, families };
-}
 
 interface LogLine {
   msg?: string;

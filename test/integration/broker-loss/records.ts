@@ -2,21 +2,8 @@
 // PostgreSQL (the system of record), checked against what the clients were answered.
 import type { Db } from '@lattice/store';
 import { expect } from 'chai';
-import type { Outcome } from './load.ts';
-
-export interface HistoryRow {
-  offset: string;
-  epoch: string;
-  message_id: string;
-  data_json: string;
-}
-
-export function channelHistory(db: Db, productId: string, channel: string): Promise<HistoryRow[]> {
-  return db('channel_history')
-    .where({ product_id: productId, environment: 'production', channel })
-    .orderBy('offset')
-    .select('offset', 'epoch', 'message_id', 'data_json');
-}
+import type { HistoryRow } from '../../support/channel-history.ts';
+import type { Outcome } from '../../support/post-outcome.ts';
 
 export async function historyCount(db: Db, productId: string, messageIds: string[]): Promise<number> {
   const row = (await db('channel_history')

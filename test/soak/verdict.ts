@@ -1,0 +1,60 @@
+// The soak's pass/fail: nothing accepted lost anywhere, no hang, no answer a client must never
+// get, order and offsets intact, and each kind of duplicate within its bound (docs/operations.md
+// "The soak": a duplicate needs a fault that leaves an outcome in doubt, so each bound is the
+// number of such faults times what can be in doubt at one).
+import type { SoakResult } from './soak.ts';
+
+export interface Bounds {
+  /** History: a retried publish whose Idempotency-Key record went with Redis (one in flight per channel). */
+  publishes: number;
+  /** The smart host: copies handed over again after an actor host died before recording them (the SMTP pool per host). */
+  emails: number;
+  /** The endpoint: an attempt repeated after an actor host died before recording its outcome (one in flight per endpoint). */
+  webhooks: number;
+}
+
+/** The SMTP pool of one actor host (SMTP_POOL_MAX_CONNECTIONS' default). */
+const SMTP_POOL = 5;
+
+export function boundsOf(r: SoakResult): Bounds {
+  const faults = (target: string) => r.chaos.filter((e) => e.target.startsWith(target)).length;
+  return {
+    publishes: r.settings.channels * faults('redis'),
+    emails: SMTP_POOL * faults('actors'),
+    webhooks: faults('actors'),
+  };
+}
+
+export function verdictOf(r: SoakResult): { problems: string[]; bounds: Bounds } {
+  const a = r.accounting;
+  const bounds = boundsOf(r);
+  const problems: string[] = [];
+  const zero = (what: string, n: number) => {
+    if (n !== 0) problems.push(`${what}: ${n}`);
+  };
+  const atMost = (what: string, n: number, bound: number) => {
+    if (n > bound) problems.push(`${what}: ${n}, bound ${bound}`);
+  };
+  if (!r.drainedInTime) problems.push(`not drained within ${r.settings.drainTimeoutMs / 1000} s`);
+  zero('publishes lost', a.publishes.lost);
+  zero('publishes out of order', a.publishes.outOfOrder);
+  zero('history offset faults', a.publishes.offsetFaults);
+  zero("202 ids not history's", a.publishes.idMismatches);
+  zero('publish requests hung', a.publishes.hangs);
+  zero('publish answers never expected', a.publishes.unexpected.length);
+  atMost('publishes duplicated in history', a.publishes.duplicated, bounds.publishes);
+  zero('messages lost at subscribers', a.subscribers.lost);
+  zero('messages duplicated at subscribers', a.subscribers.duplicated);
+  zero('messages out of order at subscribers', a.subscribers.outOfOrder);
+  zero('subscriptions not recovered', a.subscribers.unrecovered);
+  zero('emails lost', a.emails.lost);
+  zero('send requests hung', a.emails.hangs);
+  zero('send answers never expected', a.emails.unexpected.length);
+  atMost('emails handed over twice', a.emails.duplicated, bounds.emails);
+  atMost('extra copies the sender did not count', a.emails.duplicated - a.emails.duplicatesCounted, 0);
+  zero('webhook deliveries lost', a.webhooks.lost);
+  atMost('webhook attempts repeated', a.webhooks.duplicated, bounds.webhooks);
+  zero('events delivered under two ids', a.webhooks.duplicatedEvents);
+  for (const e of r.chaos) if (e.problem) problems.push(`${e.target} did not come back: ${e.problem}`);
+  return { problems, bounds };
+}
