@@ -1,9 +1,8 @@
 // One sample a second of the soak: the clients' running totals (what the plot turns into
-// throughput) and the actor hosts' consumer lag as their /metrics report it
-// (`lattice_actor_lag_records`, summed per topic over the hosts that answer), with the
+// throughput), the actor groups' consumer lag as the broker sees it (group-lag.ts), and the
 // processes that were down at that moment.
 import { sleep } from '@lattice/core';
-import { parseExposition } from '../support/prometheus-text.ts';
+import type { GroupLag } from './group-lag.ts';
 import type { SoakProcess } from './processes.ts';
 import type { Traffic } from './traffic.ts';
 
@@ -16,7 +15,7 @@ export interface Sample {
   sent: number;
   handedOver: number;
   webhooks: number;
-  /** Lag per topic (without the run's prefix), over the hosts that answered. */
+  /** Lag per actor group (by kind). */
   lag: Record<string, number>;
   lagTotal: number;
   down: string[];
@@ -27,7 +26,7 @@ export interface SamplerOptions {
   traffic: Traffic;
   handedOver: Map<string, number>;
   webhooks: () => number;
-  actors: SoakProcess[];
+  lag: GroupLag;
   all: SoakProcess[];
 }
 
@@ -36,28 +35,14 @@ export interface Sampler {
   stop(): Promise<void>;
 }
 
-async function lagOf(host: SoakProcess, lag: Record<string, number>): Promise<void> {
-  try {
-    const res = await fetch(`${host.metricsUrl}/metrics`, { signal: AbortSignal.timeout(800) });
-    for (const s of parseExposition(await res.text()).samples) {
-      if (s.name !== 'lattice_actor_lag_records') continue;
-      // `soak-<run>.channel-commands` → `channel-commands`
-      const topic = (s.labels.topic ?? '?').replace(/^soak-[^.]+\./, '');
-      lag[topic] = (lag[topic] ?? 0) + s.value;
-    }
-  } catch {
-    // down or too slow to answer: its lag is not known this second
-  }
-}
-
 export function startSampler(opts: SamplerOptions): Sampler {
   const samples: Sample[] = [];
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       const nextMs = Date.now() + 1_000;
-      const lag: Record<string, number> = {};
-      await Promise.all(opts.actors.filter((a) => a.running()).map((a) => lagOf(a, lag)));
+      // The broker unreachable for a moment: the last lag it told stands for this second.
+      const lag = await opts.lag.read().catch(() => samples.at(-1)?.lag ?? {});
       let handedOver = 0;
       for (const n of opts.handedOver.values()) handedOver += n;
       const publishes = [...opts.traffic.publishes.values()];

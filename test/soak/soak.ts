@@ -11,6 +11,7 @@ import { startHttpsReceiver } from '../support/https-receiver.ts';
 import { startSmartHost } from '../support/smart-host.ts';
 import { type Accounting, account, drained } from './accounting.ts';
 import { type ChaosEvent, startChaos } from './chaos.ts';
+import { groupLag } from './group-lag.ts';
 import { type RoleKind, redisServer, roleProcess, type SoakProcess } from './processes.ts';
 import { type Sample, startSampler } from './sampler.ts';
 import { startTraffic } from './traffic.ts';
@@ -168,12 +169,14 @@ export async function runSoak(settings: SoakSettings, env: SoakEnvironment): Pro
     });
     closers.push(() => traffic.close());
     const startedAtMs = Date.now();
+    const lag = await groupLag(env.kafkaBrokers, topicPrefix, logger);
+    closers.push(() => lag.close());
     const sampler = startSampler({
       startedAtMs,
       traffic,
       handedOver,
       webhooks: () => receiver.requests.length,
-      actors,
+      lag,
       all: [...all, redis],
     });
     closers.push(() => sampler.stop());
