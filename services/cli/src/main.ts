@@ -1,10 +1,11 @@
 // Composition root of the `lattice` command: reads configuration once and dispatches.
 import { parseArgs } from 'node:util';
-import { ConfigError, createLogger, loadConfig } from '@lattice/core';
+import { ConfigError, createLogger, loadConfig, SecretKeyError } from '@lattice/core';
 import { runBootstrap } from './commands/bootstrap.ts';
 import { runInfra } from './commands/infra.ts';
 import { runMcp } from './commands/mcp.ts';
 import { runMigrate } from './commands/migrate.ts';
+import { runSecrets } from './commands/secrets.ts';
 import { ROLES, runStart } from './commands/start.ts';
 import { runTopics, runTopicsScale } from './commands/topics.ts';
 
@@ -23,6 +24,9 @@ const USAGE = `lattice <command>
                                      listed, or consecutive ports from one)
   mcp                                the management API's agent tools over stdio (MCP), with the
                                      credential of LATTICE_API_KEY against LATTICE_BASE_URL
+  secrets generate [--kid KID]       print a fresh kid:secret entry for LATTICE_SECRET_KEYS
+  secrets reseal [--batch-size N]    after a rotation, re-seal every sealed value (webhook secrets,
+                                     DKIM keys) under the current kid; JSON last
 
 Configuration comes from the environment (see README: Configuration).`;
 
@@ -37,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
       partitions: { type: 'string' },
       brokers: { type: 'string' },
       'controller-ports': { type: 'string' },
+      kid: { type: 'string' },
+      'batch-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -61,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
       return runInfra(ctx, rest[0], { brokers: values.brokers, controllerPorts: values['controller-ports'] });
     case 'mcp':
       return runMcp(ctx);
+    case 'secrets':
+      return runSecrets(ctx, rest[0], { kid: values.kid, batchSize: values['batch-size'] });
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 2;
@@ -71,7 +79,12 @@ try {
   const code = await main(process.argv.slice(2));
   if (code !== 0) process.exit(code);
 } catch (err) {
-  if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  // Bad configuration or arguments, a keyring that does not parse: a message, never a stack.
+  if (
+    err instanceof ConfigError ||
+    err instanceof SecretKeyError ||
+    (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  ) {
     console.error(`lattice: ${(err as Error).message}`);
     process.exit(2);
   }

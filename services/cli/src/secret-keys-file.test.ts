@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateSecretKeyEntry, openSecret, sealSecret } from '@lattice/core';
+import { generateSecretKeyEntry, openSecret, SecretKeyError, sealSecret } from '@lattice/core';
 import { expect } from 'chai';
 import { secretKeyringOf } from './secret-keys-file.ts';
 
@@ -21,5 +21,19 @@ describe('secret keys for local use', () => {
     const ring = secretKeyringOf({ secretKeys: generateSecretKeyEntry('prod'), dataDir });
     expect(ring.currentKid).to.equal('prod');
     expect(() => statSync(join(dataDir, 'secret-keys'))).to.throw();
+  });
+
+  it('with create: false, refuses to invent a key where none is kept (a command that only uses keys)', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'lattice-keys-')), 'absent');
+    expect(() => secretKeyringOf({ secretKeys: '', dataDir }, { create: false })).to.throw(
+      SecretKeyError,
+      /LATTICE_SECRET_KEYS is not set/,
+    );
+    expect(() => statSync(dataDir)).to.throw();
+    // A kept file is still read.
+    const kept = secretKeyringOf({ secretKeys: '', dataDir });
+    expect(secretKeyringOf({ secretKeys: '', dataDir }, { create: false }).currentKid).to.equal(
+      kept.currentKid,
+    );
   });
 });

@@ -8,18 +8,25 @@ import {
   generateSecretKeyEntry,
   type LatticeConfig,
   parseSecretKeys,
+  SecretKeyError,
   type SecretKeyring,
 } from '@lattice/core';
 
-export function secretKeyringOf(config: Pick<LatticeConfig, 'secretKeys' | 'dataDir'>): SecretKeyring {
+export function secretKeyringOf(
+  config: Pick<LatticeConfig, 'secretKeys' | 'dataDir'>,
+  opts: { create?: boolean } = {},
+): SecretKeyring {
   if (config.secretKeys !== '') return parseSecretKeys(config.secretKeys);
   const file = join(config.dataDir, 'secret-keys');
-  mkdirSync(config.dataDir, { recursive: true });
   try {
     return parseSecretKeys(readFileSync(file, 'utf8').trim());
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  // A command that only uses the keys (`lattice secrets reseal`) must not invent a new one.
+  if (opts.create === false)
+    throw new SecretKeyError(`LATTICE_SECRET_KEYS is not set and ${file} does not exist`);
+  mkdirSync(config.dataDir, { recursive: true });
   // Written whole to a file of this process's own, then linked into place: of two processes
   // starting at once exactly one link succeeds, and neither ever reads a half-written file.
   const mine = `${file}.${process.pid}.tmp`;

@@ -1,0 +1,78 @@
+// resealAll against a write that lands between its read and its write: the row is not
+// overwritten with a reseal of the value it no longer holds; the next pass reseals what it holds
+// now. (The command end to end: test/integration/cli-secrets.test.ts.) A database of its own, as
+// resealing covers a whole database.
+import { createLogger, generateSecretKeyEntry, openSecret, parseSecretKeys, sealSecret } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
+import {
+  createPostgresWebhookEndpointStore,
+  MAIL_SEALED_COLUMNS,
+  WEBHOOK_SECRET_PURPOSE,
+} from '@lattice/mail';
+import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { expect } from 'chai';
+import { resealAll } from './secrets-reseal.ts';
+
+describe('resealAll', function () {
+  this.timeout(60_000);
+  const config = testConfig();
+  const database = uniqueName('lattice_reseal_race').replace(/[^a-z0-9_]/g, '_');
+  let server: Db;
+  let db: Db;
+
+  before(async () => {
+    server = createDb({ databaseUrl: config.databaseUrl });
+    await server.raw('create database ??', [database]);
+    const url = new URL(config.databaseUrl);
+    url.pathname = `/${database}`;
+    db = createDb({ databaseUrl: url.toString() });
+    await migrateLatest(db, createLogger({ name: 't', level: 'silent' }));
+  });
+  after(async () => {
+    await db?.destroy();
+    await server?.raw('drop database if exists ?? with (force)', [database]);
+    await server?.destroy();
+  });
+
+  it('leaves a row changed between its read and its write to the next pass', async () => {
+    const k0 = generateSecretKeyEntry('k0');
+    const old = parseSecretKeys(k0);
+    const ring = parseSecretKeys(`${generateSecretKeyEntry('k1')},${k0}`);
+    const { product_id: productId } = await bootstrapProduct(db, { name: uniqueName('race') });
+    const { endpoint } = await createPostgresWebhookEndpointStore(db, { keyring: old }).create(productId, {
+      url: 'https://hooks.example.test/race',
+      events: ['email.delivered'],
+      description: null,
+      enabled: true,
+    });
+
+    // Another writer changes the row and holds its lock until resealAll's write waits on it.
+    const trx = await db.transaction();
+    await trx('mail_webhook_endpoints')
+      .where({ id: endpoint.id })
+      .update({ secret_sealed: sealSecret(old, WEBHOOK_SECRET_PURPOSE, 'whsec_changed') });
+    const progress: string[] = [];
+    const resealing = resealAll({
+      db,
+      keyring: ring,
+      columns: MAIL_SEALED_COLUMNS,
+      progress: (l) => progress.push(l),
+    });
+    for (let waiting = 0; waiting === 0; ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [row] = (await server('pg_stat_activity')
+        .where({ datname: database, wait_event_type: 'Lock' })
+        .count({ n: '*' })) as Array<{ n: string }>;
+      waiting = Number(row!.n);
+    }
+    await trx.commit();
+    const outcome = await resealing;
+
+    expect(outcome).to.deep.equal({ kid: 'k1', resealed: { mail_webhook_endpoints: 1, mail_domains: 0 } });
+    expect(progress).to.include('mail_webhook_endpoints: 1 row(s) changed while read; reading again');
+    const sealed = (await db('mail_webhook_endpoints').where({ id: endpoint.id }).first('secret_sealed'))
+      .secret_sealed as string;
+    expect(sealed.startsWith('k1.')).to.equal(true);
+    expect(openSecret(ring, WEBHOOK_SECRET_PURPOSE, sealed)).to.equal('whsec_changed');
+  });
+});
