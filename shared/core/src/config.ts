@@ -77,7 +77,9 @@ export interface LatticeConfig {
   /**
    * KAFKA_PARTITION_PLAN_LEASE_MS: a producing process that could not read the topics' partition
    * plans (Redis) for this long stops producing until it can, and `lattice topics scale` counts a
-   * process silent for this long as gone (docs/operations.md).
+   * process silent for this long as gone (docs/operations.md). One minute by default: the
+   * platform rides through a Redis outage that long, and a scale waits at most that long for a
+   * producer that crashed.
    */
   partitionPlanLeaseMs: number;
   /** How often an edge reloads its public key snapshot; also how long a revoked key answers 403. */
@@ -322,7 +324,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     secretKeys: str(env, 'LATTICE_SECRET_KEYS', ''),
     logLevel,
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'lattice:'),
-    partitionPlanLeaseMs: int(env, 'KAFKA_PARTITION_PLAN_LEASE_MS', 10_000, 1_000),
+    partitionPlanLeaseMs: int(env, 'KAFKA_PARTITION_PLAN_LEASE_MS', 60_000, 1_000),
     snapshotRefreshMs: int(env, 'PUBLIC_KEY_SNAPSHOT_REFRESH_MS', 30_000, 100, 3_600_000),
     // Derived from the period below unless set, once overrides are applied.
     snapshotMaxAgeMs: int(env, 'PUBLIC_KEY_SNAPSHOT_MAX_AGE_MS', 0, 200, 86_400_000),

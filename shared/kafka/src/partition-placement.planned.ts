@@ -26,7 +26,7 @@ export interface PlannedPlacementOptions {
   scheduler?: Scheduler;
   /** How often plans are read and the heartbeat sent. Default 250 ms. */
   refreshMs?: number;
-  /** Past this without a successful read, sends stop (see the file comment). Default 10 s. */
+  /** Past this without a successful read, sends stop (see the file comment). Default 60 s (KAFKA_PARTITION_PLAN_LEASE_MS). */
   leaseMs?: number;
   /** The longest a send waits for a draining plan or a readable store. Default 10 s. */
   holdTimeoutMs?: number;
@@ -38,7 +38,7 @@ const UNPLANNED_VERSION = 0;
 export function createPlannedPlacement(opts: PlannedPlacementOptions): PartitionPlacement {
   const scheduler = opts.scheduler ?? systemScheduler;
   const refreshMs = opts.refreshMs ?? 250;
-  const leaseMs = opts.leaseMs ?? 10_000;
+  const leaseMs = opts.leaseMs ?? 60_000;
   const holdTimeoutMs = opts.holdTimeoutMs ?? 10_000;
   const log = opts.logger.child({ component: 'partition-placement' });
 
