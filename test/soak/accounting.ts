@@ -83,10 +83,10 @@ export interface Accounting {
   faults: Record<string, number>;
 }
 
-function answersOf(stream: Stream): Answers {
-  const a: Answers = {
+function emptyAnswers(): Answers {
+  return {
     attempts: 0,
-    accepted: stream.accepted,
+    accepted: 0,
     refused: {},
     transport: 0,
     hangs: 0,
@@ -94,6 +94,10 @@ function answersOf(stream: Stream): Answers {
     unresolved: 0,
     maxAttempts: 0,
   };
+}
+
+function answersOf(stream: Stream): Answers {
+  const a: Answers = { ...emptyAnswers(), accepted: stream.accepted };
   for (const item of stream.items) {
     a.attempts += item.attempts.length;
     if (item.id) a.maxAttempts = Math.max(a.maxAttempts, item.attempts.length);
@@ -275,16 +279,7 @@ export async function account(inputs: AccountingInputs, chaos: ChaosEvent[]): Pr
 }
 
 function mergeAnswers(list: Answers[]): Answers {
-  const m: Answers = {
-    attempts: 0,
-    accepted: 0,
-    refused: {},
-    transport: 0,
-    hangs: 0,
-    unexpected: [],
-    unresolved: 0,
-    maxAttempts: 0,
-  };
+  const m = emptyAnswers();
   for (const a of list) {
     m.attempts += a.attempts;
     m.accepted += a.accepted;

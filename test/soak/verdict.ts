@@ -29,32 +29,32 @@ export function verdictOf(r: SoakResult): { problems: string[]; bounds: Bounds }
   const a = r.accounting;
   const bounds = boundsOf(r);
   const problems: string[] = [];
-  const zero = (what: string, n: number) => {
-    if (n !== 0) problems.push(`${what}: ${n}`);
-  };
-  const atMost = (what: string, n: number, bound: number) => {
-    if (n > bound) problems.push(`${what}: ${n}, bound ${bound}`);
-  };
-  if (!r.drainedInTime) problems.push(`not drained within ${r.settings.drainTimeoutMs / 1000} s`);
-  zero('publishes lost', a.publishes.lost);
-  zero('publishes out of order', a.publishes.outOfOrder);
-  zero('history offset faults', a.publishes.offsetFaults);
-  zero("202 ids not history's", a.publishes.idMismatches);
-  zero('publish requests hung', a.publishes.hangs);
-  zero('publish answers never expected', a.publishes.unexpected.length);
-  atMost('publishes duplicated in history', a.publishes.duplicated, bounds.publishes);
-  zero('messages lost at subscribers', a.subscribers.lost);
-  zero('messages duplicated at subscribers', a.subscribers.duplicated);
-  zero('messages out of order at subscribers', a.subscribers.outOfOrder);
-  zero('subscriptions not recovered', a.subscribers.unrecovered);
-  zero('emails lost', a.emails.lost);
-  zero('send requests hung', a.emails.hangs);
-  zero('send answers never expected', a.emails.unexpected.length);
-  atMost('emails handed over twice', a.emails.duplicated, bounds.emails);
-  atMost('extra copies the sender did not count', a.emails.duplicated - a.emails.duplicatesCounted, 0);
-  zero('webhook deliveries lost', a.webhooks.lost);
-  atMost('webhook attempts repeated', a.webhooks.duplicated, bounds.webhooks);
-  zero('events delivered under two ids', a.webhooks.duplicatedEvents);
+  // What must not happen at all, and what may happen up to its bound.
+  const mustBeZero: Array<[string, number]> = [
+    ['publishes lost', a.publishes.lost],
+    ['publishes out of order', a.publishes.outOfOrder],
+    ['history offset faults', a.publishes.offsetFaults],
+    ["202 ids not history's", a.publishes.idMismatches],
+    ['publish requests hung', a.publishes.hangs],
+    ['publish answers never expected', a.publishes.unexpected.length],
+    ['messages lost at subscribers', a.subscribers.lost],
+    ['messages duplicated at subscribers', a.subscribers.duplicated],
+    ['messages out of order at subscribers', a.subscribers.outOfOrder],
+    ['subscriptions not recovered', a.subscribers.unrecovered],
+    ['emails lost', a.emails.lost],
+    ['send requests hung', a.emails.hangs],
+    ['send answers never expected', a.emails.unexpected.length],
+    ['extra copies the sender did not count', a.emails.duplicated - a.emails.duplicatesCounted],
+    ['webhook deliveries lost', a.webhooks.lost],
+    ['events delivered under two ids', a.webhooks.duplicatedEvents],
+  ];
+  const bounded: Array<[string, number, number]> = [
+    ['publishes duplicated in history', a.publishes.duplicated, bounds.publishes],
+    ['emails handed over twice', a.emails.duplicated, bounds.emails],
+    ['webhook attempts repeated', a.webhooks.duplicated, bounds.webhooks],
+  ];
+  for (const [what, n] of mustBeZero) if (n !== 0) problems.push(`${what}: ${n}`);
+  for (const [what, n, bound] of bounded) if (n > bound) problems.push(`${what}: ${n}, bound ${bound}`);
   for (const e of r.chaos) if (e.problem) problems.push(`${e.target} did not come back: ${e.problem}`);
   return { problems, bounds };
 }
