@@ -170,7 +170,7 @@ export function markdownOf(r: SoakResult): string {
     `| emails | ${a.emails.accepted} | ${a.emails.applied} delivered | ${a.emails.handedOver} at the smart host | ${a.emails.lost} | ${a.emails.duplicated} copies, ${a.emails.duplicatesCounted} counted by the sender (${bounds.emails}) |`,
     `| webhook deliveries | — | ${a.webhooks.expected} expected | ${a.webhooks.delivered} | ${a.webhooks.lost} | ${a.webhooks.duplicated} repeated attempts (${bounds.webhooks}), ${a.webhooks.duplicatedEvents} events twice (0) |`,
     '',
-    `Order: ${a.publishes.outOfOrder} publishes out of order in history, ${a.publishes.offsetFaults} offset faults (offsets not 1..n in one epoch), ${a.publishes.idMismatches} 202 ids not the history's; at the subscribers ${a.subscribers.outOfOrder} out of order, ${a.subscribers.unrecovered} recoveries answered \`recovered: false\`, ${a.subscribers.disconnects} disconnects in all.`,
+    `Order: ${a.publishes.outOfOrder} publishes out of order in history, ${a.publishes.offsetFaults} offset faults (offsets not 1..n in one epoch), ${a.publishes.idMismatches} 202 ids not the history's; at the subscribers ${a.subscribers.outOfOrder} out of order, ${a.subscribers.unrecovered} recoveries answered \`recovered: false\`, ${a.subscribers.disconnects} \`disconnected\` events in all (each failed reconnect attempt is one).`,
     `Answered without a 202 but applied all the same: ${a.publishes.landedUnanswered} publishes, ${a.emails.landedUnanswered} emails (the traffic stopped before their retry).`,
     '',
     '| requests | attempts | 202 | refused | connection failed | hung | never expected | unanswered at the stop | most attempts for one |',

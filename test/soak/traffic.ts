@@ -37,6 +37,7 @@ export interface Subscriber {
   received: Map<string, Received[]>;
   /** Recovering subscribes the gateway answered `recovered: false`. */
   unrecovered: number;
+  /** `disconnected` events: connections lost and reconnect attempts failed. */
   disconnects: number;
   client: RealtimeClient;
 }
