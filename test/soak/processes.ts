@@ -102,7 +102,9 @@ export async function roleProcess({ kind, index, env }: RoleProcessArgs): Promis
   const ready =
     kind === 'management'
       ? 'management role running'
-      : `${args.length > 1 ? `${kind}-production` : kind}-metrics role running`;
+      : kind === 'actors'
+        ? 'actors-metrics role running'
+        : `${kind}-production-metrics role running`;
   let child: ChildProcess | null = null;
   let output = () => '';
   return {

@@ -82,6 +82,7 @@ export async function runSoak(settings: SoakSettings, env: SoakEnvironment): Pro
     closers.push(() => redis.stop('SIGTERM'));
 
     const topicPrefix = `soak-${run}.`;
+    // Read by each process when it starts, after every process below has its ports.
     const shared = (): Record<string, string> => ({
       DATABASE_URL: env.databaseUrl,
       REDIS_URL: redis.url,
