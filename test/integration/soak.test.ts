@@ -5,6 +5,7 @@
 // lost in history, at a subscriber, at the smart host or at the webhook endpoint; no request hung
 // or got an answer a client must never get; order and offsets intact; each kind of duplicate
 // within its bound (test/soak/verdict.ts, docs/operations.md "The soak").
+import { secretKeysOf } from '@lattice/cli';
 import { noteInTestLog, testConfig } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { Accounting } from '../soak/accounting.ts';
@@ -37,6 +38,7 @@ describe('soak (short run)', function () {
         databaseUrl: config.databaseUrl,
         kafkaBrokers: config.kafkaBrokers,
         kafkaPartitions: 4,
+        secretKeys: secretKeysOf(config),
         log: (line) => log.push(line),
       },
     );

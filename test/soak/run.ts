@@ -15,6 +15,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { secretKeysOf } from '@lattice/cli';
 import { createLogger, loadConfig } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { writeReport } from './report.ts';
@@ -55,6 +56,8 @@ async function main(): Promise<number> {
       databaseUrl,
       kafkaBrokers: config.kafkaBrokers,
       kafkaPartitions: config.kafkaPartitions,
+      // The local data folder's (kept from run to run, as lattice_soak is).
+      secretKeys: secretKeysOf(config),
       log,
     });
     writeFileSync(resultFile, JSON.stringify(result));

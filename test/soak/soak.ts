@@ -3,7 +3,7 @@
 // actor hosts, gateways, edges and Redis; sampled every second for throughput and lag; then
 // drained and accounted (accounting.ts) against what the clients were answered. `npm run soak`
 // (run.ts) and the suite's short run (test/integration/soak.test.ts) both run this.
-import { createLogger, generateSecretKeyEntry, newId, parseSecretKeys, sleep } from '@lattice/core';
+import { createLogger, newId, parseSecretKeys, sleep } from '@lattice/core';
 import { createKafka } from '@lattice/kafka';
 import { createPostgresDomainStore } from '@lattice/mail';
 import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
@@ -37,6 +37,11 @@ export interface SoakEnvironment {
   databaseUrl: string;
   kafkaBrokers: string[];
   kafkaPartitions: number;
+  /**
+   * LATTICE_SECRET_KEYS of every role: the one the database's realtime signing keys were sealed
+   * with (they are one per environment for the whole database), so a fresh one per run would not do.
+   */
+  secretKeys: string;
   log: (line: string) => void;
 }
 
@@ -60,7 +65,7 @@ export async function runSoak(settings: SoakSettings, env: SoakEnvironment): Pro
   const closers: Array<() => Promise<unknown>> = [() => db.destroy()];
   try {
     await migrateLatest(db, logger);
-    const secretKeys = generateSecretKeyEntry('soak');
+    const { secretKeys } = env;
     const domain = `soak${run}.example.test`;
     const made = await bootstrapProduct(db, { name: `soak-${run}`, verifiedDomain: domain });
     const productId = made.product_id;

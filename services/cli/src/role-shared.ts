@@ -106,6 +106,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
       {
         db,
         logger,
+        keyring: secretKeys,
         redis: redis('realtime'),
         kafka: kafka('realtime'),
         placement: placement(),

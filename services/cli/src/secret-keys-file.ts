@@ -16,10 +16,23 @@ export function secretKeyringOf(
   config: Pick<LatticeConfig, 'secretKeys' | 'dataDir'>,
   opts: { create?: boolean } = {},
 ): SecretKeyring {
-  if (config.secretKeys !== '') return parseSecretKeys(config.secretKeys);
+  return parseSecretKeys(secretKeysOf(config, opts));
+}
+
+/**
+ * The LATTICE_SECRET_KEYS value secretKeyringOf parses: for a composition root that starts other
+ * processes (tests, the soak) which must seal and sign with its keyring. Realtime signing keys
+ * are one per environment for the whole database, so every process using a database must hold
+ * the kid they were sealed with.
+ */
+export function secretKeysOf(
+  config: Pick<LatticeConfig, 'secretKeys' | 'dataDir'>,
+  opts: { create?: boolean } = {},
+): string {
+  if (config.secretKeys !== '') return config.secretKeys;
   const file = join(config.dataDir, 'secret-keys');
   try {
-    return parseSecretKeys(readFileSync(file, 'utf8').trim());
+    return readFileSync(file, 'utf8').trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -38,5 +51,5 @@ export function secretKeyringOf(
   } finally {
     unlinkSync(mine);
   }
-  return parseSecretKeys(readFileSync(file, 'utf8').trim());
+  return readFileSync(file, 'utf8').trim();
 }

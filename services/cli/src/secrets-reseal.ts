@@ -2,11 +2,12 @@
 // current one is opened and sealed again under the current kid, so the old entry can leave the
 // keyring. Safe while the platform runs: a row is written only if it still holds the value that
 // was read (compare and set), and readers open either value as long as both kids are held. Run
-// again, it finds nothing to do. Plaintexts never leave this module; progress names only
-// tables, kids and counts.
+// again, it finds nothing to do. A column that replaced a plaintext one (SealedColumn
+// .plaintextColumn) has its plaintext values sealed too, the plaintext cleared in the same
+// conditional write, so after one run no plaintext is left. Plaintexts never leave this module;
+// progress names only tables, kids and counts.
 import { openSecret, SecretKeyError, type SecretKeyring, sealSecret } from '@lattice/core';
-import type { SealedColumn } from '@lattice/mail';
-import type { Db } from '@lattice/store';
+import type { Db, SealedColumn } from '@lattice/store';
 
 const KID = /^[a-z0-9]{1,16}$/;
 const DEFAULT_BATCH = 200;
@@ -36,8 +37,17 @@ export interface ResealOutcome {
   resealed: Record<string, number>;
 }
 
-/** How many values of a column each kid sealed; a value that names no valid kid counts as `malformed`. */
-async function census(db: Db, c: SealedColumn): Promise<Map<string, number>> {
+/** Key column types a SealedColumn may name: interpolated into SQL as casts, so a closed list. */
+const KEY_TYPES: ReadonlySet<string> = new Set(['uuid', 'text']);
+
+interface Census {
+  /** Sealed values per kid; a value that names no valid kid counts as `malformed`. */
+  byKid: Map<string, number>;
+  /** Values still in the plaintext column. */
+  plaintext: number;
+}
+
+async function census(db: Db, c: SealedColumn): Promise<Census> {
   const rows = (await db(c.table)
     .whereNotNull(c.column)
     .select(db.raw("split_part(??, '.', 1) as kid", [c.column]))
@@ -49,15 +59,25 @@ async function census(db: Db, c: SealedColumn): Promise<Map<string, number>> {
     const kid = KID.test(r.kid) ? r.kid : 'malformed';
     byKid.set(kid, (byKid.get(kid) ?? 0) + Number(r.n));
   }
-  return byKid;
+  let plaintext = 0;
+  if (c.plaintextColumn) {
+    const [row] = (await db(c.table).whereNotNull(c.plaintextColumn).count({ n: '*' })) as Array<{
+      n: string | number;
+    }>;
+    plaintext = Number(row?.n ?? 0);
+  }
+  return { byKid, plaintext };
 }
 
 /** Refuses before changing anything when some value was sealed by a kid the keyring lacks. */
 async function checkKidsHeld(opts: ResealOptions): Promise<void> {
   const missing: string[] = [];
   for (const c of opts.columns) {
-    const byKid = await census(opts.db, c);
-    const summary = [...byKid].map(([kid, n]) => `${n} under ${kid}`).join(', ') || 'none';
+    if (!KEY_TYPES.has(c.key.type)) throw new Error(`${c.table}: unsupported key type ${c.key.type}`);
+    const { byKid, plaintext } = await census(opts.db, c);
+    const counts = [...byKid].map(([kid, n]) => `${n} under ${kid}`);
+    if (plaintext > 0) counts.push(`${plaintext} in plain text`);
+    const summary = counts.join(', ') || 'none';
     opts.progress(`${c.table}.${c.column}: ${summary} (current: ${opts.keyring.currentKid})`);
     for (const [kid, n] of byKid) {
       if (kid === 'malformed') missing.push(`${c.table}.${c.column}: ${n} value(s) malformed`);
@@ -85,38 +105,64 @@ async function resealPass(opts: ResealOptions, c: SealedColumn): Promise<PassRes
   const { db, keyring } = opts;
   const batchSize = opts.batchSize ?? DEFAULT_BATCH;
   const current = keyring.currentKid;
+  const key = c.key.column;
+  const plain = c.plaintextColumn;
   const result: PassResult = { resealed: 0, raced: 0, failed: [] };
   let after: string | undefined;
   for (;;) {
     const q = db(c.table)
-      .whereNotNull(c.column)
-      // Kids are [a-z0-9], so the pattern holds no wildcard of its own.
-      .whereNot(c.column, 'like', `${current}.%`)
-      .orderBy('id')
+      .where((w) => {
+        w.where((sealed) =>
+          sealed
+            .whereNotNull(c.column)
+            // Kids are [a-z0-9], so the pattern holds no wildcard of its own.
+            .whereNot(c.column, 'like', `${current}.%`),
+        );
+        if (plain) w.orWhereNotNull(plain);
+      })
+      .orderBy(key)
       .limit(batchSize)
-      .select({ id: 'id', sealed: c.column });
-    if (after !== undefined) q.where('id', '>', after);
-    const rows = (await q) as Array<{ id: string; sealed: string }>;
+      .select({ id: key, sealed: c.column, ...(plain ? { plaintext: plain } : {}) });
+    if (after !== undefined) q.where(key, '>', after);
+    const rows = (await q) as Array<{ id: string; sealed: string | null; plaintext?: string | null }>;
     if (rows.length === 0) return result;
     after = rows[rows.length - 1]!.id;
-    const changes: Array<[string, string, string]> = [];
+    // [key, sealed read, plaintext read (with a plaintext column), new seal]
+    const changes: Array<Array<string | null>> = [];
     for (const row of rows) {
       try {
-        const plaintext = openSecret(keyring, c.purpose, row.sealed);
-        changes.push([row.id, row.sealed, sealSecret(keyring, c.purpose, plaintext)]);
+        // The sealed value is what readers use when both are there.
+        const plaintext =
+          row.sealed !== null ? openSecret(keyring, c.purpose, row.sealed) : (row.plaintext as string);
+        const sealed = sealSecret(keyring, c.purpose, plaintext);
+        changes.push(
+          plain ? [row.id, row.sealed, row.plaintext ?? null, sealed] : [row.id, row.sealed, sealed],
+        );
       } catch (err) {
         if (!(err instanceof SecretKeyError)) throw err;
         result.failed.push({ id: row.id, reason: err.message });
       }
     }
     if (changes.length > 0) {
-      // One statement per batch, each row written only while it still holds what was read.
+      // One statement per batch, each row written only while it still holds what was read
+      // (`is not distinct from`: a plaintext row's sealed value read was null). The key type is
+      // one of KEY_TYPES, checked before anything was changed.
+      const tuple = plain ? `(?::${c.key.type}, ?, ?, ?)` : `(?::${c.key.type}, ?, ?)`;
       const updated = (await db.raw(
-        `update ?? as t set ?? = v.sealed
-           from (values ${changes.map(() => '(?::uuid, ?, ?)').join(', ')}) as v(id, old, sealed)
-          where t.id = v.id and t.?? = v.old
-          returning t.id`,
-        [c.table, c.column, ...changes.flat(), c.column],
+        `update ?? as t set ?? = v.sealed${plain ? ', ?? = null' : ''}
+           from (values ${changes.map(() => tuple).join(', ')}) as v(id, old, ${plain ? 'old_plain, ' : ''}sealed)
+          where t.?? = v.id and t.?? is not distinct from v.old${plain ? ' and t.?? is not distinct from v.old_plain' : ''}
+          returning t.??`,
+        [
+          c.table,
+          c.column,
+          ...(plain ? [plain] : []),
+          ...changes.flat(),
+          key,
+          c.column,
+          ...(plain ? [plain] : []),
+          key,
+        ],
       )) as { rows: unknown[] };
       result.resealed += updated.rows.length;
       result.raced += changes.length - updated.rows.length;

@@ -15,13 +15,19 @@ import { silentKeyChangeNotifier } from './testing.ts';
 
 /** The app alone over `db`, with nothing behind it that these tests reach. */
 function appDeps(db: Db, logger: Logger): ManagementDeps {
+  const secretKeys = parseSecretKeys(generateSecretKeyEntry('t'));
   return {
     db,
     logger,
     registry: new Registry(),
     keyChanges: silentKeyChangeNotifier,
-    realtime: createRealtimeHttpWithoutPublishing({ db, logger, gatewayUrls: testConfig().gatewayUrls }),
-    secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
+    realtime: createRealtimeHttpWithoutPublishing({
+      db,
+      logger,
+      keyring: secretKeys,
+      gatewayUrls: testConfig().gatewayUrls,
+    }),
+    secretKeys,
     mail: testConfig().mail,
     mailHttp: createMailHttpWithoutSending({ db }),
     webhookTargets: createTargetGuard({ allowPrivateTargets: false }),

@@ -1,8 +1,9 @@
 // The platform's master secrets (LATTICE_SECRET_KEYS): `kid:base64url(32 bytes)`, comma-separated,
 // the first one current. Purpose keys are derived with HKDF-SHA256 (one per use: DKIM key
-// sealing, tracking tokens, later webhook secrets), so one configured secret never keys two
-// algorithms. Everything sealed or signed names the kid it used: rotating is adding a new first
-// entry and keeping the old ones for as long as what they sealed or signed must still open.
+// sealing, tracking tokens, webhook secrets, realtime token signing keys), so one configured
+// secret never keys two algorithms. Everything sealed or signed names the kid it used: rotating
+// is adding a new first entry and keeping the old ones for as long as what they sealed or signed
+// must still open.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const KID = /^[a-z0-9]{1,16}$/;

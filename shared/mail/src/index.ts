@@ -95,7 +95,6 @@ export {
   returnPathDomain,
   verpAddress,
 } from './return-path.ts';
-export type { SealedColumn } from './sealed-columns.ts';
 export { MAIL_SEALED_COLUMNS } from './sealed-columns.ts';
 export { emailLinksOf } from './sender/email-links.ts';
 export type { DkimKey, EmailLinks, MessageBuilder, SigningKeys } from './sender/message-builder.ts';

@@ -33,5 +33,6 @@ export type { PresenceSweep } from './presence/presence-sweep.ts';
 export { createPresenceSweep } from './presence/presence-sweep.ts';
 export type { RealtimeClaims } from './realtime-token.ts';
 export { verifyRealtimeToken } from './realtime-token.ts';
-export type { SigningKeyStore } from './signing-key-store.ts';
+export type { PostgresSigningKeyStoreOptions, SigningKeyStore } from './signing-key-store.ts';
+export { REALTIME_SEALED_COLUMNS, SIGNING_KEY_SEAL_PURPOSE } from './signing-key-store.ts';
 export type { ChannelGrant, NamespacePolicy, TokenOp, TokenRequestBody } from './token-request.ts';

@@ -3,7 +3,6 @@ import { testConfig, uniqueName } from '@lattice/core/testing';
 import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
 import { expect } from 'chai';
 import { createPostgresNamespaceRepository } from './namespace-repository.postgres.ts';
-import { createPostgresSigningKeyStore } from './signing-key-store.ts';
 
 describe('realtime repositories (PostgreSQL)', () => {
   const config = testConfig();
@@ -44,18 +43,5 @@ describe('realtime repositories (PostgreSQL)', () => {
       .put(productId, 'edge', { ...policy, historyWindowSeconds: 2_592_001 })
       .catch(() => (failed = true));
     expect(failed).to.equal(true);
-  });
-
-  it('creates exactly one active signing key per environment, even when asked concurrently', async () => {
-    const store = createPostgresSigningKeyStore(db);
-    const keys = await Promise.all([
-      store.active('development'),
-      store.active('development'),
-      store.active('production'),
-    ]);
-    expect(keys[0]).to.deep.equal(keys[1]);
-    expect(keys[0]!.kid).to.not.equal(keys[2]!.kid);
-    expect(await store.byKid('development', keys[0]!.kid)).to.deep.equal(keys[0]);
-    expect(await store.byKid('production', keys[0]!.kid)).to.equal(undefined);
   });
 });

@@ -1,5 +1,5 @@
 // Stand-ins for tests (`@lattice/realtime/testing`); production code composes the real ones.
-import { type Clock, type Environment, type Logger, systemClock } from '@lattice/core';
+import { type Clock, type Environment, type Logger, type SecretKeyring, systemClock } from '@lattice/core';
 import type { Knex } from 'knex';
 import { POLICY_CACHE_TTL_MS } from './channel/policy-cache.ts';
 import { UNCONFIGURED_MESSAGE_PUBLISHER } from './http/message-publisher.ts';
@@ -38,6 +38,8 @@ export function recordingPublishQuotaMetrics(): {
 export function createRealtimeHttpWithoutPublishing(deps: {
   db: Knex;
   logger: Logger;
+  /** Seals and opens the token signing keys. */
+  keyring: SecretKeyring;
   gatewayUrls: Record<Environment, string>;
   clock?: Clock;
 }): RealtimeHttp {
@@ -45,6 +47,7 @@ export function createRealtimeHttpWithoutPublishing(deps: {
     {
       db: deps.db,
       logger: deps.logger,
+      keyring: deps.keyring,
       gatewayUrls: deps.gatewayUrls,
       policyCacheTtlMs: POLICY_CACHE_TTL_MS,
       clock: deps.clock ?? systemClock,

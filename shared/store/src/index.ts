@@ -11,3 +11,4 @@ export type { MemberTokenRepository } from './member-token-repository.ts';
 export { migrateLatest } from './migrate.ts';
 export { createPostgresProductRepository } from './product-repository.postgres.ts';
 export type { ProductRepository } from './product-repository.ts';
+export type { SealedColumn } from './sealed-column.ts';

@@ -1,12 +1,13 @@
 // `lattice secrets generate [--kid KID]`: a fresh `kid:secret` entry for LATTICE_SECRET_KEYS.
 // `lattice secrets reseal [--batch-size N]`: after a rotation (a new first entry), re-seal every
-// value sealed under an older kid with the current one, so the older entry can be removed
-// (docs/operations.md "Rotating the secret keys"). Progress goes to standard error; the last line
-// on standard output is `{"resealed": {TABLE: N, …}, "kid": CURRENT}`.
+// value sealed under an older kid with the current one (and seal what an older version stored in
+// plain text), so the older entry can be removed (docs/operations.md "Rotating the secret keys").
+// Progress goes to standard error; the last line on standard output is
+// `{"resealed": {TABLE: N, …}, "kid": CURRENT}`.
 import { generateSecretKeyEntry, parseSecretKeys } from '@lattice/core';
-import { MAIL_SEALED_COLUMNS } from '@lattice/mail';
 import { createDb } from '@lattice/store';
 import type { CommandContext } from '../context.ts';
+import { SEALED_COLUMNS } from '../sealed-columns.ts';
 import { secretKeyringOf } from '../secret-keys-file.ts';
 import { ResealRefused, resealAll } from '../secrets-reseal.ts';
 
@@ -44,7 +45,7 @@ async function runReseal({ config, logger }: CommandContext, batch: string | und
     const outcome = await resealAll({
       db,
       keyring,
-      columns: MAIL_SEALED_COLUMNS,
+      columns: SEALED_COLUMNS,
       ...(batch === undefined ? {} : { batchSize: Number(batch) }),
       progress: (line) => console.error(`lattice: ${line}`),
     });

@@ -228,6 +228,7 @@ describe('mail webhook endpoints (management API, real PostgreSQL)', () => {
           realtime: createRealtimeHttpWithoutPublishing({
             db: t.db,
             logger,
+            keyring: parseSecretKeys(secretKeys),
             gatewayUrls: testConfig().gatewayUrls,
           }),
           secretKeys: parseSecretKeys(secretKeys),

@@ -2,7 +2,7 @@
 // management of one process share one runtime). The composition root gives the clients: the
 // Kafka producer is connected on the first publish (and again after a failed connect), so a
 // role starts while Kafka is still coming up.
-import type { Clock, Environment, LatticeConfig, Logger } from '@lattice/core';
+import type { Clock, Environment, LatticeConfig, Logger, SecretKeyring } from '@lattice/core';
 import {
   createRecordProducer,
   loadCodec,
@@ -49,6 +49,8 @@ export function realtimeHttpSettingsOf(config: LatticeConfig): RealtimeHttpSetti
 export interface RealtimeHttpRuntimeDeps {
   db: Knex;
   logger: Logger;
+  /** The platform's keyring (LATTICE_SECRET_KEYS): seals and opens the token signing keys. */
+  keyring: SecretKeyring;
   /**
    * A command connection of its own (quota counts, Idempotency-Keys), which the caller owns.
    * Auto-pipelining is turned on for it: concurrent publishes' commands go out as one write.
@@ -88,6 +90,7 @@ export function startRealtimeHttpRuntime(
   const http = createRealtimeHttp({
     db: deps.db,
     logger,
+    keyring: deps.keyring,
     gatewayUrls: settings.gatewayUrls,
     policyCacheTtlMs: settings.policyCacheTtlMs,
     clock: deps.clock,

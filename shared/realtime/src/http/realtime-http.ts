@@ -1,6 +1,6 @@
 // The realtime services both HTTP surfaces share (the public edge's realtime toolkit and the
 // management API's realtime routes), composed from their dependencies.
-import type { Clock, Environment, Logger } from '@lattice/core';
+import type { Clock, Environment, Logger, SecretKeyring } from '@lattice/core';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { createNamespacePolicyCache, type NamespacePolicyLookup } from '../channel/policy-cache.ts';
@@ -38,6 +38,8 @@ export interface RealtimePublishingDeps {
 export interface RealtimeHttpDeps {
   db: Knex;
   logger: Logger;
+  /** The platform's keyring: seals and opens the token signing keys. */
+  keyring: SecretKeyring;
   /** config.gatewayUrls. */
   gatewayUrls: Record<Environment, string>;
   publishing: RealtimePublishingDeps;
@@ -91,7 +93,7 @@ export function composeRealtimeHttp(
 ): RealtimeHttp {
   const { clock } = deps;
   const namespaces = createPostgresNamespaceRepository(deps.db);
-  const signingKeys = createPostgresSigningKeyStore(deps.db);
+  const signingKeys = createPostgresSigningKeyStore(deps.db, { keyring: deps.keyring });
   const policies = createNamespacePolicyCache({
     repository: namespaces,
     ttlMs: deps.policyCacheTtlMs,
