@@ -4,13 +4,15 @@
 // --partitions 24` runs and one of the two actors processes is SIGKILLed (and replaced). Every
 // channel ends with offsets 1..200, each message exactly once, in publish order. Publishes held
 // while the old partitions drain may be refused with 503 and Retry-After; the publisher retries
-// them with the same Idempotency-Key, as a client would.
+// them with the same Idempotency-Key, as a client would. The last fifth of each channel's
+// messages waits until the producers hold their sends (step 3), so that some are published
+// while held and after the switch, however fast the machine publishes the rest.
 import type { ChildProcess } from 'node:child_process';
 import { createLogger } from '@lattice/core';
 import { noteInTestLog, testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka } from '@lattice/kafka';
 import { expect } from 'chai';
-import { freePort, run, startPlatform, stopPlatform } from '../support/lattice-process.ts';
+import { freePort, lattice, run, startPlatform, stopPlatform } from '../support/lattice-process.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 const CHANNELS = 20;
@@ -85,8 +87,11 @@ describe('partition scaling: the channel command topic grows from 12 to 24 parti
   it('keeps every channel’s offsets dense, each message once, in publish order', async () => {
     let accepted = 0;
     let refused = 0;
+    let holding: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (holding = resolve));
     const publishChannel = async (c: number) => {
       for (let seq = 0; seq < MESSAGES; seq++) {
+        if (seq === (4 * MESSAGES) / 5) await held;
         for (;;) {
           const r = await api(
             'POST',
@@ -107,13 +112,26 @@ describe('partition scaling: the channel command topic grows from 12 to 24 parti
     const total = CHANNELS * MESSAGES;
 
     await waitUntil('a fifth published', () => accepted >= total / 5, 120_000);
-    const scaling = run(['topics', 'scale', 'realtime.channel-commands', '--partitions', String(TO)], env);
+    const scaler = lattice(['topics', 'scale', 'realtime.channel-commands', '--partitions', String(TO)], env);
+    const scaled = { code: null as number | null, stdout: '', stderr: '' };
+    scaler.stdout!.on('data', (d) => (scaled.stdout += d));
+    scaler.stderr!.on('data', (d) => {
+      scaled.stderr += d;
+      if (scaled.stderr.includes('3/5 producers hold their sends')) holding();
+    });
+    const scaling = new Promise<void>((resolve) =>
+      scaler.on('exit', (code) => {
+        scaled.code = code;
+        holding();
+        resolve();
+      }),
+    );
     await waitUntil('two fifths published', () => accepted >= (2 * total) / 5, 120_000);
     children[0]!.kill('SIGKILL');
     noteInTestLog(`partition scaling: actors process SIGKILLed at ${accepted} accepted`);
     await startRole('actors');
 
-    const scaled = await scaling;
+    await scaling;
     expect(scaled.code, scaled.stderr).to.equal(0);
     expect(JSON.parse(scaled.stdout.trim().split('\n').at(-1)!)).to.deep.equal({
       topic: 'realtime.channel-commands',
