@@ -2,8 +2,8 @@
 // sealed with the platform's keyring, so `mail_domain_get` shows the DKIM record at once and a
 // message signed with the domain's signing key verifies against that record.
 import { createPublicKey } from 'node:crypto';
-import { generateSecretKeyEntry, parseSecretKeys } from '@lattice/core';
-import { uniqueName } from '@lattice/core/testing';
+import { parseSecretKeys } from '@lattice/core';
+import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createPostgresDomainStore } from '@lattice/mail';
 import { startTestManagement, type TestManagement } from '@lattice/management/testing';
 import { expect } from 'chai';
@@ -20,7 +20,7 @@ interface DomainJson {
 
 describe('lattice bootstrap --verified-domain', function () {
   this.timeout(60_000);
-  const secretKeys = generateSecretKeyEntry('cli');
+  const { secretKeys } = testConfig();
   let t: TestManagement;
 
   before(async () => {
@@ -41,7 +41,9 @@ describe('lattice bootstrap --verified-domain', function () {
     const row = await t.db('mail_domains').where({ product_id: printed.product_id }).first();
     expect(row).to.include({ name: 'mail.example.test', status: 'verified' });
     expect(row.dkim_selector).to.match(/^l\d{8}$/);
-    expect(row.dkim_private_key_sealed).to.match(/^cli\./);
+    expect(row.dkim_private_key_sealed.startsWith(`${parseSecretKeys(secretKeys).currentKid}.`)).to.equal(
+      true,
+    );
 
     const list = await t.call<{ data: DomainJson[] }>('GET', '/mail/domains', printed.owner_token);
     const got = await t.call<DomainJson>('GET', `/mail/domains/${row.id}`, printed.owner_token);

@@ -3,7 +3,8 @@
 // and an expired presence entry is swept into a leave event without any other command on its
 // channel.
 import { actorsRole, catalogTopicNames } from '@lattice/actors';
-import { generateSecretKeyEntry, newId, parseSecretKeys, systemClock } from '@lattice/core';
+import { newId, parseSecretKeys, systemClock } from '@lattice/core';
+import { testConfig } from '@lattice/core/testing';
 import { metadataPlacement } from '@lattice/kafka';
 import {
   channelCommandKey,
@@ -59,7 +60,7 @@ describe('actors role with the channel actor kind and realtime jobs', function (
         redis: () => f.redis,
         kafka: () => f.kafka,
         placement: () => metadataPlacement,
-        secretKeys: parseSecretKeys(generateSecretKeyEntry('t')),
+        secretKeys: parseSecretKeys(testConfig().secretKeys),
       },
     );
     const id = f.id('chat:general');

@@ -15,6 +15,8 @@ export function lattice(args: string[], env: Record<string, string> = {}): Child
     env: {
       ...process.env,
       DATABASE_URL: config.databaseUrl,
+      // The suite's keyring: what a child seals in the test database, the others must open.
+      LATTICE_SECRET_KEYS: config.secretKeys,
       LOG_LEVEL: 'warn',
       // Every answer of the platform under test is checked against the catalog (a 500 otherwise).
       MANAGEMENT_CHECK_ANSWERS: 'true',

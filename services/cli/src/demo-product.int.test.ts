@@ -3,7 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, generateSecretKeyEntry, parseSecretKeys } from '@lattice/core';
+import { createLogger, parseSecretKeys } from '@lattice/core';
 import { testConfig } from '@lattice/core/testing';
 import { createPostgresDomainStore } from '@lattice/mail';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
@@ -12,7 +12,7 @@ import { DEMO_DOMAIN, ensureDemoProduct } from './demo-product.ts';
 
 describe('demo product', function () {
   this.timeout(30_000);
-  const keyring = parseSecretKeys(generateSecretKeyEntry('demo'));
+  const keyring = parseSecretKeys(testConfig().secretKeys);
   let db: Db;
 
   before(async () => {

@@ -1,4 +1,4 @@
-import { createLogger, generateSecretKeyEntry, type Logger, parseSecretKeys, sha256Hex } from '@lattice/core';
+import { createLogger, type Logger, parseSecretKeys, sha256Hex } from '@lattice/core';
 import { testConfig } from '@lattice/core/testing';
 import { buildToolCatalog, loadSchemaRegistry } from '@lattice/http';
 import { listen } from '@lattice/http/testing';
@@ -15,7 +15,7 @@ import { silentKeyChangeNotifier } from './testing.ts';
 
 /** The app alone over `db`, with nothing behind it that these tests reach. */
 function appDeps(db: Db, logger: Logger): ManagementDeps {
-  const secretKeys = parseSecretKeys(generateSecretKeyEntry('t'));
+  const secretKeys = parseSecretKeys(testConfig().secretKeys);
   return {
     db,
     logger,

@@ -7,5 +7,5 @@ export { captureLogs, LEVEL } from './testing/log-capture.ts';
 export { logToFile, noteInTestLog, writeToTestLog } from './testing/log-file.ts';
 export { ManualClock } from './testing/manual-clock.ts';
 export { ManualScheduler } from './testing/manual-scheduler.ts';
-export { TEST_DATABASE, testConfig, testDatabaseUrl } from './testing/test-config.ts';
+export { TEST_DATABASE, TEST_SECRET_KEYS, testConfig, testDatabaseUrl } from './testing/test-config.ts';
 export { uniqueName } from './testing/unique-name.ts';

@@ -12,7 +12,6 @@ import {
   type Clock,
   type ConfigOverrides,
   createLogger,
-  generateSecretKeyEntry,
   type LatticeConfig,
   parseSecretKeys,
   type RunningRole,
@@ -141,7 +140,7 @@ async function answerOf<T>(res: Response): Promise<Answer<T>> {
 export async function startMailPlatform(opts: MailPlatformOptions): Promise<MailPlatform> {
   const smartHost = await startSmartHost();
   const name = uniqueName(opts.label);
-  const keys = generateSecretKeyEntry('t');
+  const keys = testConfig().secretKeys;
   const base = testConfig({
     kafkaTopicPrefix: `${name}.`,
     kafkaPartitions: 4,

@@ -2,7 +2,7 @@
 // stored sealed, every validation rule at both sides, the URL target check, the endpoint state
 // table (enabled, disabled, enabled again, deleted), one product's endpoints only, and which
 // credentials reach them (deliveries and operator actions: mail-webhook-delivery-routes.int.test.ts).
-import { type ErrorBody, generateSecretKeyEntry, openSecret, parseSecretKeys } from '@lattice/core';
+import { type ErrorBody, openSecret, parseSecretKeys } from '@lattice/core';
 import { captureLogs, LEVEL, testConfig } from '@lattice/core/testing';
 import { type Listening, listen } from '@lattice/http/testing';
 import { WEBHOOK_EVENT_NAMES, WEBHOOK_SECRET_PURPOSE } from '@lattice/mail';
@@ -29,7 +29,8 @@ const EVENT_MESSAGE = `must be one of ${WEBHOOK_EVENT_NAMES.join(', ')}`;
 
 describe('mail webhook endpoints (management API, real PostgreSQL)', () => {
   let t: TestManagement;
-  const secretKeys = generateSecretKeyEntry('wh');
+  // The suite's keyring: the test database's realtime signing keys are sealed with it.
+  const { secretKeys } = testConfig();
 
   before(async () => {
     t = await startTestManagement({ config: { secretKeys } });
@@ -80,7 +81,7 @@ describe('mail webhook endpoints (management API, real PostgreSQL)', () => {
     // Stored sealed under the keyring, never as the plaintext; it opens to the secret answered.
     const stored = await row(endpoint.id);
     expect(stored.secret_sealed).to.be.a('string').and.not.include(key6);
-    expect(stored.secret_sealed.startsWith('wh.')).to.equal(true);
+    expect(stored.secret_sealed.startsWith(`${parseSecretKeys(secretKeys).currentKid}.`)).to.equal(true);
     expect(openSecret(parseSecretKeys(secretKeys), WEBHOOK_SECRET_PURPOSE, stored.secret_sealed)).to.equal(
       secret,
     );

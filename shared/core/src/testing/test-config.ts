@@ -2,6 +2,7 @@
 // that reads process.env. Every test works in the `lattice_test` database on the configured
 // server and uses unique names (uniqueName), so tests never see each other's topics, keys or
 // products.
+import { createHash } from 'node:crypto';
 import { type ConfigOverrides, type LatticeConfig, loadConfig } from '../config.ts';
 
 /**
@@ -19,6 +20,14 @@ export function testDatabaseUrl(env: Record<string, string | undefined> = proces
   return url.toString();
 }
 
+/**
+ * The suite's LATTICE_SECRET_KEYS (unless the environment sets one): one keyring for every test
+ * and every process a test starts, because what it seals in the shared test database is shared
+ * too (the realtime signing keys are one per environment for the whole database). Fixed, so
+ * that runs of the suite against one database agree; a test key, never a deployment's.
+ */
+export const TEST_SECRET_KEYS = `test:${createHash('sha256').update('lattice test keyring').digest('base64url')}`;
+
 /** loadConfig for tests: the test database, quiet logs unless LOG_LEVEL says otherwise. */
 export function testConfig(overrides: ConfigOverrides = {}): LatticeConfig {
   return loadConfig(process.env, {
@@ -28,6 +37,7 @@ export function testConfig(overrides: ConfigOverrides = {}): LatticeConfig {
     // outage: a limit answered locally after one would count from zero and fail exact counts.
     // Tests of the fallback itself make Redis unreachable or set their own timeout.
     rateLimitRedisTimeoutMs: 5000,
+    secretKeys: process.env.LATTICE_SECRET_KEYS || TEST_SECRET_KEYS,
     ...overrides,
   });
 }

@@ -1,5 +1,5 @@
 // Grouped counting of the publish quota stays exact at the hard limit, and is counted.
-import { createLogger, generateSecretKeyEntry, parseSecretKeys, systemClock } from '@lattice/core';
+import { createLogger, parseSecretKeys, systemClock } from '@lattice/core';
 import { ManualClock, testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka, metadataPlacement } from '@lattice/kafka';
 import { closeRedis, createRedis } from '@lattice/redis';
@@ -85,7 +85,7 @@ describe('publish quota (Redis): grouped counting', () => {
     const runtime = startRealtimeHttpRuntime(realtimeHttpSettingsOf(deployment), {
       db,
       logger,
-      keyring: parseSecretKeys(generateSecretKeyEntry('t')),
+      keyring: parseSecretKeys(testConfig().secretKeys),
       redis,
       kafka: createKafka({ brokers: deployment.kafkaBrokers, clientId: uniqueName('quota-rt'), logger }),
       placement: metadataPlacement,
