@@ -38,6 +38,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { Registry } from 'prom-client';
 import type { ActorKindRegistration } from './actors-role.ts';
+import { MAIL_EVENTS_COMMIT_INTERVAL_MS } from './email-state-actors.ts';
 import type { PeriodicJob } from './periodic-jobs.ts';
 
 /** The configuration webhook delivery reads (config.webhooks); tests change fields of it. */
@@ -209,6 +210,8 @@ export function webhookDelivery(
       topic: TOPIC_CATALOG.mailEvents.name,
       codec: mailEventCodec(),
       kind: webhookFanoutActorKind({ store: createPostgresFanoutStore(db), wake, metrics }),
+      // A replay records nothing twice and only wakes what is still pending.
+      commitIntervalMs: MAIL_EVENTS_COMMIT_INTERVAL_MS,
     },
     endpoints: {
       topic: TOPIC_CATALOG.webhookDeliveries.name,
