@@ -57,7 +57,10 @@ export function findings(r: BenchResult, platform: Summary, bare: Summary): stri
         ]
       : []),
     ...(disturbed.length
-      ? [`  Other work took a large share of the machine in ${disturbed.map((p) => p.label).join(', ')}.`]
+      ? [
+          `  Other work took a large share of the machine in ${disturbed.map((p) => `${p.label} (other ${fixed(p.other)} µs per delivery, ${fixed((p.other * l.rate * l.endpoints) / 1e6, 2)} of a core)`).join(', ')};`,
+          '  the comparisons below, back to back with main, show what the code does on a quiet machine.',
+        ]
       : []),
     '- Why that step took hundreds of ms before (latency session, 2026-11-24 22:00; V8 profile and strace of',
     '  the actors process in a 15 s phase at 100 events a second, SQL statements counted by kind): the',
@@ -84,6 +87,8 @@ export function findings(r: BenchResult, platform: Summary, bare: Summary): stri
     '  had a little other work in it); in a second pair p99 853 → 96 ms (main fell behind in one phase, the',
     '  machine 79% busy); with another session’s tests on the machine (0.4 to 0.65 of a core), p99 10.3 s →',
     '  1.9 s and 4.2 s → 0.57 s: the loop falls behind less, but a busy machine still breaks the goal.',
+    `  At full load the same changes count too: the actors’ CPU per delivery was 707 µs in the previous`,
+    `  run of this benchmark and is ${fixed(platform.actors)} in this one (the fan-out’s one statement, its deferred commits).`,
     '- Left as they are: the address check resolves the endpoint’s name at every attempt (decisions.md:',
     '  the checked address is the one connected to), 3% of the actors’ time with `localhost` from',
     '  /etc/hosts; a TLS handshake per pooled connection after 4 s idle (the receiver counts them; a',
