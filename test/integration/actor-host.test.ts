@@ -212,6 +212,34 @@ describe('partition actor host (real Kafka, 12 partitions, state in PostgreSQL)'
     expect(byHost[victim.name], 'the victim died before finishing').to.be.lessThan(total);
   });
 
+  it('with deferred commits (commitIntervalMs): none lost or applied twice across a SIGKILL and a join, all committed after', async () => {
+    const t = await newTopic();
+    const env = { ...hostEnv(t, 2), LEDGER_COMMIT_INTERVAL_MS: '500' };
+    hosts = ['a', 'b'].map((n) => spawnHost(`deferred-${n}`, env));
+    await waitUntil('2 hosts to share 12 partitions', () => coversAll(hosts, PARTITIONS), 60_000);
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    const total = keys.length * 100;
+    const publishing = publish(t.topic, keys, 1, 100);
+    await waitUntil('a third applied', async () => (await appliedCount(t.topic)) >= total / 3, 60_000);
+    hosts[0]!.kill('SIGKILL');
+    hosts.push(spawnHost('deferred-c', env));
+    await publishing;
+    await waitUntil('survivors to take over every partition', () => coversAll(hosts, PARTITIONS), 60_000);
+    await expectAllAppliedOnce(t.topic, keys, 100, 90_000);
+    // What was applied is committed within the interval, though no record follows it.
+    const ends = await admin.fetchTopicOffsets(t.topic);
+    await waitUntil(
+      'the group to commit every partition to its end',
+      async () => {
+        const [committed] = await admin.fetchOffsets({ groupId: t.group, topics: [t.topic] });
+        return ends.every(
+          (e) => committed!.partitions.find((c) => c.partition === e.partition)?.offset === e.high,
+        );
+      },
+      10_000,
+    );
+  });
+
   it('rebalances without loss when a host joins mid-stream', async () => {
     const t = await newTopic();
     const first = spawnHost('join-a', hostEnv(t, 3));

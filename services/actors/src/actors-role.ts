@@ -29,6 +29,11 @@ export interface ActorKindRegistration<C> {
   kind: ActorKind<C>;
   /** Called with the host's partitions of the topic after every group join. */
   onAssignment?: (partitions: number[]) => void;
+  /**
+   * Commit applied offsets together at most this often instead of after each batch (the host's
+   * commitIntervalMs): only for kinds whose replays are harmless.
+   */
+  commitIntervalMs?: number;
 }
 
 /** The topic settings the hosts and the catalog topics are made with. */
@@ -119,6 +124,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       // Heartbeats at a tenth of the session, as Kafka advises at most a third.
       heartbeatIntervalMs: Math.max(1_000, Math.floor(settings.sessionTimeoutMs / 10)),
       ...(reg.onAssignment ? { onAssignment: reg.onAssignment } : {}),
+      ...(reg.commitIntervalMs === undefined ? {} : { commitIntervalMs: reg.commitIntervalMs }),
     });
     await host.start();
     hosts.push(host);

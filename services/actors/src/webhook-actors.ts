@@ -38,6 +38,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { Registry } from 'prom-client';
 import type { ActorKindRegistration } from './actors-role.ts';
+import { MAIL_EVENTS_COMMIT_INTERVAL_MS } from './email-state-actors.ts';
 import type { PeriodicJob } from './periodic-jobs.ts';
 
 /** The configuration webhook delivery reads (config.webhooks); tests change fields of it. */
@@ -94,7 +95,7 @@ export function webhookDelivery(
     logger,
     metrics,
   });
-  const wake: WebhookWakePublisher = createWebhookWakePublisher({
+  const wakeRecords: WebhookWakePublisher = createWebhookWakePublisher({
     producer: () => createRecordProducer(deps.kafka, { placement: deps.placement, logger }),
     topic: deliveriesTopic,
     logger,
@@ -103,21 +104,34 @@ export function webhookDelivery(
   // The partition count endpoints are placed over, to tell which this host owns: the topic's plan
   // when it has one (`lattice topics scale`), else the topic's partitions, read again after every
   // assignment.
-  let admin: Admin | null = null;
+  // The sweep and the fan-out's wakes may ask at once: they share one read.
+  let admin: Promise<Admin> | null = null;
   let partitionCount: number | null = null;
-  async function readPartitionCount(): Promise<number> {
-    const plan = deps.placement.planOf(deliveriesTopic);
-    if (plan) {
-      partitionCount = plan.partitions;
-      return partitionCount;
-    }
-    if (!admin) {
-      admin = deps.kafka.admin();
-      await admin.connect();
-    }
-    const meta = await admin.fetchTopicMetadata({ topics: [deliveriesTopic] });
-    partitionCount = meta.topics[0]?.partitions.length ?? 0;
-    return partitionCount;
+  let reading: Promise<number> | null = null;
+  function readPartitionCount(): Promise<number> {
+    reading ??= (async () => {
+      try {
+        const plan = deps.placement.planOf(deliveriesTopic);
+        if (plan) {
+          partitionCount = plan.partitions;
+          return partitionCount;
+        }
+        admin ??= (async () => {
+          const client = deps.kafka.admin();
+          await client.connect();
+          return client;
+        })().catch((err: unknown) => {
+          admin = null;
+          throw err;
+        });
+        const meta = await (await admin).fetchTopicMetadata({ topics: [deliveriesTopic] });
+        partitionCount = meta.topics[0]?.partitions.length ?? 0;
+        return partitionCount;
+      } finally {
+        reading = null;
+      }
+    })();
+    return reading;
   }
 
   let sweeping: Promise<void> | null = null;
@@ -139,6 +153,49 @@ export function webhookDelivery(
     return sweeping;
   }
 
+  // The fan-out's wakes. An endpoint whose loop runs on this host (its partition of
+  // `mail.webhook-deliveries` is this host's) is woken here, in process: a record would only come
+  // back to this host through Kafka (produced with acks=all, fetched, its offset committed) to do
+  // the same. Only endpoints of other hosts get a record. The delivery row is durable before
+  // either, so nothing rests on the wake: if this host loses the partition, or dies, the next
+  // owner's assignment sweep wakes the endpoint, and the wake sweep covers any wake lost.
+  // An in-process wake is placed as its record would be: it takes a placement slot as a send does
+  // (so it waits while the topic is being re-partitioned) and hashes over the slot's count, so an
+  // endpoint never runs here by the old count once its producers place it by the new one
+  // (docs/operations.md "Changing the partition count"). At debug level each such wake is a line
+  // with the event's request id, as its record's `records applied` line would be.
+  const wake: WebhookWakePublisher = {
+    async publish(records, requestId) {
+      const elsewhere: WebhookDeliveryRecord[] = [];
+      const slot = await deps.placement.acquire(deliveriesTopic);
+      try {
+        const count = slot.partitions ?? partitionCount ?? (await readPartitionCount());
+        for (const r of records) {
+          const partition = count === 0 ? -1 : partitionOfKey(deliveriesTopic, r.endpoint_id, count);
+          if (partition < 0 || !workers.wake(r.endpoint_id, partition)) {
+            elsewhere.push(r);
+            continue;
+          }
+          if (log.isLevelEnabled('debug')) {
+            log.debug(
+              {
+                endpointId: r.endpoint_id,
+                partition,
+                deliveryId: r.delivery_id,
+                requestIds: requestId === undefined ? [] : [requestId],
+              },
+              'webhook endpoint woken in process',
+            );
+          }
+        }
+      } finally {
+        slot.release();
+      }
+      if (elsewhere.length > 0) await wakeRecords.publish(elsewhere, requestId);
+    },
+    close: () => wakeRecords.close(),
+  };
+
   // A switched plan moves some endpoints to other partitions: their loops here stop (their new
   // owner's sweep or next record wakes them there), and this host wakes the ones now its own.
   deps.placement.onPlanChange((topic, plan) => {
@@ -153,6 +210,8 @@ export function webhookDelivery(
       topic: TOPIC_CATALOG.mailEvents.name,
       codec: mailEventCodec(),
       kind: webhookFanoutActorKind({ store: createPostgresFanoutStore(db), wake, metrics }),
+      // A replay records nothing twice and only wakes what is still pending.
+      commitIntervalMs: MAIL_EVENTS_COMMIT_INTERVAL_MS,
     },
     endpoints: {
       topic: TOPIC_CATALOG.webhookDeliveries.name,
@@ -161,6 +220,7 @@ export function webhookDelivery(
       onAssignment(partitions) {
         workers.own(partitions);
         partitionCount = null;
+        reading = null;
         sweep().catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'webhook wake sweep failed'));
       },
     },
@@ -170,7 +230,8 @@ export function webhookDelivery(
       await workers.close();
       deps.poster.close();
       await wake.close();
-      await (admin as Admin | null)?.disconnect();
+      const client = await admin?.catch(() => null);
+      await client?.disconnect();
     },
   };
 }

@@ -7,7 +7,8 @@
 // - an actor is rehydrated from durable state before its first record after every group join,
 //   so a partition that moved away and back never runs on a stale in-memory actor;
 // - the Kafka offset is committed only after every record of the batch is durably applied or
-//   dead-lettered; a replay (crash, rebalance) is skipped by the actor's persisted position;
+//   dead-lettered (at once, or with `commitIntervalMs` within that time together with later
+//   batches'); a replay (crash, rebalance) is skipped by the actor's persisted position;
 // - while a batch is in flight the member keeps heartbeating, so a long retry never costs it
 //   the partition behind its back (which would make a second writer); a batch whose partition
 //   was revoked stops taking work and is left to the next owner;
@@ -28,6 +29,7 @@ import {
   type Scheduler,
   systemScheduler,
   TerminalError,
+  type Timer,
 } from '@lattice/core';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Registry } from 'prom-client';
@@ -70,6 +72,14 @@ export interface ActorHostOptions<C> {
   scheduler?: Scheduler;
   /** Called with this member's partitions after every group join, and with none if it crashes for good. */
   onAssignment?: (partitions: number[]) => void;
+  /**
+   * Longest an applied batch's offset waits to be committed together with later ones. 0 (the
+   * default): each batch's offset is committed as soon as it is applied. For kinds whose replays
+   * are harmless (skipped by the actor's applied position, or idempotent), where at a low rate one
+   * commit per record (a request to the group coordinator and an append to its log each) costs more
+   * than the records: a crash or a rebalance then replays up to this much more.
+   */
+  commitIntervalMs?: number;
 }
 
 export interface ActorHost {
@@ -131,9 +141,69 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   });
   let unwatchLag: (() => void) | null = null;
 
+  // Deferred commits (commitIntervalMs): per partition, the next offset to commit, applied but not
+  // yet committed; written together by one commit at most every commitIntervalMs.
+  const commitIntervalMs = opts.commitIntervalMs ?? 0;
+  const deferred = new Map<number, string>();
+  let lastCommitAtMs = 0;
+  let commitTimer: Timer | undefined;
+  let committing: Promise<void> | null = null;
+
+  /** Commits every deferred offset now (one request); what fails waits for the next try. */
+  function commitDeferred(): Promise<void> {
+    scheduler.clearTimer(commitTimer);
+    commitTimer = undefined;
+    if (committing) return committing.then(() => (deferred.size > 0 ? commitDeferred() : undefined));
+    if (deferred.size === 0) return Promise.resolve();
+    const offsets = [...deferred].map(([partition, offset]) => ({ topic: opts.topic, partition, offset }));
+    deferred.clear();
+    lastCommitAtMs = scheduler.nowMs();
+    committing = consumer
+      .commitOffsets(offsets)
+      .catch((err: unknown) => {
+        // A rebalance under way or the coordinator moving: keep what no later batch replaced and
+        // this member still owns; the next commit carries it (a record never committed is only
+        // replayed, which this kind skips).
+        for (const o of offsets) {
+          if (!deferred.has(o.partition) && assigned.includes(o.partition))
+            deferred.set(o.partition, o.offset);
+        }
+        log.info(
+          { err: errorMessage(err), partitions: offsets.map((o) => o.partition) },
+          'deferred commit failed',
+        );
+      })
+      .finally(() => {
+        committing = null;
+        if (deferred.size > 0) scheduleCommit();
+      });
+    return committing;
+  }
+
+  function scheduleCommit(): void {
+    if (commitTimer !== undefined || committing) return;
+    const waitMs = Math.max(0, lastCommitAtMs + commitIntervalMs - scheduler.nowMs());
+    commitTimer = scheduler.setTimeout(
+      () => {
+        commitTimer = undefined;
+        void commitDeferred();
+      },
+      waitMs,
+      { unref: true },
+    );
+  }
+
+  // A rebalance starts: commit what is deferred while this generation's commits are still taken,
+  // so the partitions' next owners do not replay it.
+  consumer.on(consumer.events.REBALANCING, () => {
+    if (deferred.size > 0) void commitDeferred();
+  });
   consumer.on(consumer.events.GROUP_JOIN, (event) => {
     const generation = actors.newGeneration();
     assigned = [...(event.payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b);
+    // Offsets of partitions now another member's are theirs to commit (they replay from the last
+    // commit): committing ours later could move theirs back.
+    for (const partition of deferred.keys()) if (!assigned.includes(partition)) deferred.delete(partition);
     metrics.rebalances.inc({ group: opts.groupId });
     log.info({ partitions: assigned, generation }, 'partitions assigned');
     try {
@@ -367,6 +437,12 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       // group still accepts this generation's commits), so the next owner does not replay it.
       const last = batch.lastOffset();
       payload.resolveOffset(last);
+      if (commitIntervalMs > 0 && rebalanceError === undefined) {
+        deferred.set(partition, (BigInt(last) + 1n).toString());
+        scheduleCommit();
+        metrics.batchSeconds.observe(hostLabels, (performance.now() - startedAt) / 1000);
+        return;
+      }
       try {
         await payload.commitOffsetsIfNecessary({
           topics: [
@@ -400,6 +476,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     async stop() {
       unwatchLag?.();
       unwatchLag = null;
+      await commitDeferred();
       await consumer.disconnect();
       assigned = [];
       await lag.close();

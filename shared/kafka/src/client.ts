@@ -2,6 +2,7 @@
 
 import type { Logger } from '@lattice/core';
 import { Kafka, type LogEntry, logLevel } from 'kafkajs';
+import { stopIdleRequestQueuePolling } from './request-queue-fix.ts';
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -23,6 +24,7 @@ function logCreator(logger: Logger) {
 }
 
 export function createKafka(opts: KafkaClientOptions): Kafka {
+  stopIdleRequestQueuePolling();
   return new Kafka({
     clientId: opts.clientId,
     brokers: opts.brokers,

@@ -61,7 +61,7 @@ export interface LatencyResult {
   /** The publish call → the fan-out's insert of the delivery row (its created_at). */
   recordedP50Ms: number;
   recordedP99Ms: number;
-  /** The delivery row's insert → its first request at the receiver (wake record, endpoint loop). */
+  /** The delivery row's insert → its first request at the receiver (wake, endpoint loop). */
   attemptedP50Ms: number;
   attemptedP99Ms: number;
   /** Means over the phases. */
@@ -288,7 +288,8 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
     '  onto `mail.events` by the load generator with `createMailEventPublisher` (acks=all, group commit) →',
     '  the actors role (`lattice start actors`, its own process, inbound receiver off,',
     '  `WEBHOOK_ALLOW_PRIVATE_TARGETS=true`): the webhook fan-out records one delivery row per subscribed',
-    '  endpoint and produces one wake record per endpoint on `mail.webhook-deliveries` → the endpoint',
+    '  endpoint (one statement) and wakes each endpoint’s loop, in process (this one process owns every',
+    '  partition of `mail.webhook-deliveries`, so no wake record is produced) → the endpoint',
     '  actor’s loop reads the endpoint’s oldest pending deliveries (32 at a time) and for each checks the',
     '  target’s address (a lookup of `localhost` at every attempt), signs it and POSTs it over HTTPS through',
     '  the requester’s keep-alive pool, then stores the outcome (group commit with other loops’ outcomes).',
@@ -348,8 +349,8 @@ export function writeReport(r: BenchResult, write: boolean): string[] {
     'receiver. The percentiles are of every delivery of every phase together. Publish ack is the part',
     'until Kafka acknowledged the event (acks=all); "recorded" splits each delivery’s time at the',
     'fan-out’s insert of its row (`created_at`, PostgreSQL’s clock on the same machine): publish →',
-    'recorded (Kafka, the fan-out consumer, two statements), recorded → first request (the wake record',
-    'on `mail.webhook-deliveries`, the endpoint loop: its window read, the address check, the POST).',
+    'recorded (Kafka, the fan-out consumer, its statement), recorded → first request (the commit, the',
+    'in-process wake, the endpoint loop: its window read, the address check, the POST).',
     '',
     '| events/s | endpoints | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | publish ack p50 ms | publish → recorded p50 ms | p99 ms | recorded → first request p50 ms | p99 ms |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -50,6 +50,7 @@ const host = createActorHost<LedgerCommand>({
   heartbeatIntervalMs: 1_000,
   maxWaitTimeMs: 500,
   onAssignment: (partitions) => say({ event: 'assigned', partitions }),
+  ...(env.LEDGER_COMMIT_INTERVAL_MS ? { commitIntervalMs: Number(env.LEDGER_COMMIT_INTERVAL_MS) } : {}),
 });
 
 await runHost(host, say, async () => {

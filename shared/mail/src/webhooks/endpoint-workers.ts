@@ -44,8 +44,12 @@ export interface EndpointWorkersDeps {
 }
 
 export interface EndpointWorkers {
-  /** The endpoint (on `partition`) may have work: attempt what is due, wait for what is not. */
-  wake(endpointId: string, partition: number): void;
+  /**
+   * The endpoint (on `partition`) may have work: attempt what is due, wait for what is not.
+   * False when this host does not run that endpoint (the partition is not its own, or the
+   * endpoint is placed on another one): the wake is ignored.
+   */
+  wake(endpointId: string, partition: number): boolean;
   /** This host now owns exactly these partitions; loops of others stop after their attempt. */
   own(partitions: readonly number[]): void;
   owns(partition: number): boolean;
@@ -92,8 +96,9 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     return key;
   }
 
-  function wake(endpointId: string, partition: number): void {
-    if (closed || !owned.has(partition) || (placed !== null && placed(endpointId) !== partition)) return;
+  function wake(endpointId: string, partition: number): boolean {
+    if (closed || !owned.has(partition) || (placed !== null && placed(endpointId) !== partition))
+      return false;
     let loop = loops.get(endpointId);
     if (!loop) {
       loop = { endpointId, partition, running: null, dirty: false, stopped: false, timer: undefined };
@@ -105,6 +110,7 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     scheduler.clearTimer(loop.timer);
     loop.timer = undefined;
     if (!loop.running) loop.running = run(loop);
+    return true;
   }
 
   async function run(loop: Loop): Promise<void> {
@@ -149,6 +155,9 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
    * Attempts the endpoint's due deliveries in order until none is left or the oldest must wait.
    * Deliveries are read a window at a time; the endpoint's state for each attempt is the one the
    * previous outcome's write answered, so a disable or a new URL applies from the next attempt.
+   * A window shorter than WINDOW_SIZE held every pending delivery there was when it was read: once
+   * it is done, nothing is read again. A delivery recorded (or put back) since comes with a wake,
+   * which marks the loop dirty and makes run() drain again, so no read per loop goes empty.
    */
   async function drain(loop: Loop): Promise<void> {
     let idleFailures = 0;
@@ -157,6 +166,7 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
       const window = await store.window(loop.endpointId, WINDOW_SIZE);
       if (!window) return;
       let endpoint = window.endpoint;
+      let done = 0;
       for (const delivery of window.deliveries) {
         if (loop.stopped || closed) return;
         const nowMs = scheduler.nowMs();
@@ -179,7 +189,9 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
         // Another owner stored this attempt, or the delivery waits for a retry: read again.
         if (!outcome.recorded || outcome.pending) break;
         if (outcome.endpoint) endpoint = outcome.endpoint;
+        done++;
       }
+      if (done === window.deliveries.length && done < WINDOW_SIZE) return;
     }
   }
 

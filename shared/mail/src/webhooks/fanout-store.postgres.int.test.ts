@@ -1,8 +1,8 @@
 // The fan-out's statements on a real database: who gets a delivery (subscribed, enabled, live,
 // created by the event), idempotence on a replay, the order of `seq`, and payloads that are data.
-import { createLogger, nameBasedUuid, newId } from '@lattice/core';
+import { createLogger, nameBasedUuid, newId, sleep } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
-import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { bootstrapProduct, createDb, type Db, isDataError, migrateLatest } from '@lattice/store';
 import { expect } from 'chai';
 import type { MailEventRecord, MailEventType } from '../events/mail-event.ts';
 import { createPostgresFanoutStore } from './fanout-store.postgres.ts';
@@ -85,6 +85,53 @@ describe('webhook stores (PostgreSQL)', () => {
       const row = await db('mail_webhook_deliveries').where({ id: woken[0]!.delivery_id }).first();
       expect(row).to.include({ status: 'pending', attempts: 0, max_attempts: 5, event_id: e.event_id });
       expect(JSON.parse(row.payload)).to.deep.equal(JSON.parse(webhookPayload(e)));
+    });
+
+    it('counts an endpoint created up to 1 s after the event was recorded (clock skew), not later', async () => {
+      const product = (await bootstrapProduct(db, { name: uniqueName('fanout-skew') })).product_id;
+      const within = await endpoint({ product_id: product, created_at: new Date(NOW + 1_000) });
+      await endpoint({ product_id: product, created_at: new Date(NOW + 1_001) });
+      const woken = await createPostgresFanoutStore(db).record([
+        fan(event('delivered', { product_id: product })),
+      ]);
+      expect(woken.map((w) => w.endpoint_id)).to.deep.equal([within]);
+    });
+
+    it('refuses an event whose ids PostgreSQL cannot read as a data error (the fan-out dead-letters it)', async () => {
+      const err = await createPostgresFanoutStore(db)
+        .record([fan(event('delivered', { product_id: 'not-a-uuid' }))])
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(isDataError(err)).to.equal(true);
+    });
+
+    it('records deliveries of one endpoint by two fan-outs at once in commit order = seq order', async () => {
+      const product = (await bootstrapProduct(db, { name: uniqueName('fanout-concurrent') })).product_id;
+      const a = await endpoint({ product_id: product });
+      // The first fan-out's statement is done but not committed (a transaction held open).
+      const trx = await db.transaction();
+      const first = await createPostgresFanoutStore(trx).record([
+        fan(event('delivered', { product_id: product })),
+      ]);
+      let secondDone = false;
+      const second = createPostgresFanoutStore(db)
+        .record([fan(event('delivered', { product_id: product }))])
+        .then((w) => {
+          secondDone = true;
+          return w;
+        });
+      try {
+        await sleep(300);
+        // The second waits on the endpoint's row: it cannot commit a later seq before the first.
+        expect(secondDone).to.equal(false);
+      } finally {
+        await trx.commit();
+      }
+      const later = await second;
+      expect(later.map((w) => w.endpoint_id)).to.deep.equal([a]);
+      expect(later[0]!.seq).to.be.greaterThan(first[0]!.seq);
     });
 
     it('is idempotent: a replay records nothing new and wakes the still-pending ones again', async () => {
