@@ -27,7 +27,8 @@ import {
   verifyRealtimeToken,
 } from '@lattice/realtime';
 import { createRealtimeHttpWithoutPublishing } from '@lattice/realtime/testing';
-import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { bootstrapProduct, type Db } from '@lattice/store';
+import { type ThrowawayDatabase, throwawayDatabase } from '@lattice/store/testing';
 import { expect } from 'chai';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { run } from '../support/lattice-process.ts';
@@ -38,13 +39,7 @@ describe('lattice secrets', function () {
   this.timeout(120_000);
   const k0 = generateSecretKeyEntry('k0');
   const k1 = generateSecretKeyEntry('k1');
-  const database = uniqueName('lattice_reseal').replace(/[^a-z0-9_]/g, '_');
-  const databaseUrl = (() => {
-    const url = new URL(config.databaseUrl);
-    url.pathname = `/${database}`;
-    return url.toString();
-  })();
-  let server: Db;
+  let scratch: ThrowawayDatabase;
   let db: Db;
   let productId: string;
   const endpoints: Array<{ id: string; secret: string }> = [];
@@ -55,7 +50,7 @@ describe('lattice secrets', function () {
 
   const reseal = (keys: string, args: string[] = []) =>
     run(['secrets', 'reseal', ...args], {
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: scratch.url,
       LATTICE_SECRET_KEYS: keys,
       LOG_LEVEL: 'info',
     });
@@ -79,10 +74,8 @@ describe('lattice secrets', function () {
   };
 
   before(async () => {
-    server = createDb({ databaseUrl: config.databaseUrl });
-    await server.raw('create database ??', [database]);
-    db = createDb({ databaseUrl });
-    await migrateLatest(db, createLogger({ name: 'reseal-test', level: 'silent' }));
+    scratch = await throwawayDatabase(config.databaseUrl, uniqueName('lattice_reseal'));
+    db = scratch.db;
     productId = (await bootstrapProduct(db, { name: uniqueName('reseal') })).product_id;
     // Sealed under k0 through the stores the platform uses, as before a rotation.
     const ring0 = parseSecretKeys(k0);
@@ -131,11 +124,7 @@ describe('lattice secrets', function () {
     expect(await realtime.signingKeys.active('production')).to.deep.equal(legacyKey);
   });
 
-  after(async () => {
-    await db?.destroy();
-    await server?.raw('drop database if exists ?? with (force)', [database]);
-    await server?.destroy();
-  });
+  after(() => scratch?.drop());
 
   it('lists every sealed column of the schema', async () => {
     const columns = (await db('information_schema.columns')

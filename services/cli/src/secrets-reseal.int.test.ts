@@ -7,7 +7,8 @@ import { createLogger, generateSecretKeyEntry, openSecret, parseSecretKeys, seal
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createPostgresWebhookEndpointStore, WEBHOOK_SECRET_PURPOSE } from '@lattice/mail';
 import { SIGNING_KEY_SEAL_PURPOSE } from '@lattice/realtime';
-import { bootstrapProduct, createDb, type Db, migrateLatest } from '@lattice/store';
+import { bootstrapProduct, type Db } from '@lattice/store';
+import { type ThrowawayDatabase, throwawayDatabase } from '@lattice/store/testing';
 import { expect } from 'chai';
 import { SEALED_COLUMNS } from './sealed-columns.ts';
 import { resealAll } from './secrets-reseal.ts';
@@ -16,28 +17,20 @@ describe('resealAll', function () {
   this.timeout(60_000);
   const config = testConfig();
   const database = uniqueName('lattice_reseal_race').replace(/[^a-z0-9_]/g, '_');
-  let server: Db;
+  let scratch: ThrowawayDatabase;
   let db: Db;
 
   before(async () => {
-    server = createDb({ databaseUrl: config.databaseUrl });
-    await server.raw('create database ??', [database]);
-    const url = new URL(config.databaseUrl);
-    url.pathname = `/${database}`;
-    db = createDb({ databaseUrl: url.toString() });
-    await migrateLatest(db, createLogger({ name: 't', level: 'silent' }));
+    scratch = await throwawayDatabase(config.databaseUrl, database);
+    db = scratch.db;
   });
-  after(async () => {
-    await db?.destroy();
-    await server?.raw('drop database if exists ?? with (force)', [database]);
-    await server?.destroy();
-  });
+  after(() => scratch?.drop());
 
   /** Resolves once a statement of the database waits on a lock. */
   async function lockWaited(): Promise<void> {
     for (let waiting = 0; waiting === 0; ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const [row] = (await server('pg_stat_activity')
+      const [row] = (await db('pg_stat_activity')
         .where({ datname: database, wait_event_type: 'Lock' })
         .count({ n: '*' })) as Array<{ n: string }>;
       waiting = Number(row!.n);

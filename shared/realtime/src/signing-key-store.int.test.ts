@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger, generateSecretKeyEntry, parseSecretKeys, SecretKeyError } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
-import { createDb, type Db, migrateLatest } from '@lattice/store';
+import type { Db } from '@lattice/store';
+import { type ThrowawayDatabase, throwawayDatabase } from '@lattice/store/testing';
 import { expect } from 'chai';
 import { type SigningKey, signRealtimeToken, verifyRealtimeToken } from './realtime-token.ts';
 import { createPostgresSigningKeyStore } from './signing-key-store.ts';
@@ -17,22 +18,14 @@ describe('realtime signing keys (PostgreSQL)', function () {
   const database = uniqueName('lattice_signing_keys').replace(/[^a-z0-9_]/g, '_');
   const k0 = generateSecretKeyEntry('k0');
   const k1 = generateSecretKeyEntry('k1');
-  let server: Db;
+  let scratch: ThrowawayDatabase;
   let db: Db;
 
   before(async () => {
-    server = createDb({ databaseUrl: config.databaseUrl });
-    await server.raw('create database ??', [database]);
-    const url = new URL(config.databaseUrl);
-    url.pathname = `/${database}`;
-    db = createDb({ databaseUrl: url.toString() });
-    await migrateLatest(db, createLogger({ name: 't', level: 'silent' }));
+    scratch = await throwawayDatabase(config.databaseUrl, database);
+    db = scratch.db;
   });
-  after(async () => {
-    await db?.destroy();
-    await server?.raw('drop database if exists ?? with (force)', [database]);
-    await server?.destroy();
-  });
+  after(() => scratch?.drop());
   // Each test starts with no key: one active key per environment is the point of the table.
   beforeEach(() => db('realtime_signing_keys').delete());
 
