@@ -3,13 +3,20 @@
 // next pass reseals what it holds now. (The command end to end: test/integration/cli-secrets.test.ts.)
 // A database of its own, as resealing covers a whole database.
 import { randomUUID } from 'node:crypto';
-import { createLogger, generateSecretKeyEntry, openSecret, parseSecretKeys, sealSecret } from '@lattice/core';
+import {
+  generateSecretKeyEntry,
+  openSecret,
+  parseSecretKeys,
+  type SecretKeyring,
+  sealSecret,
+} from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createPostgresWebhookEndpointStore, WEBHOOK_SECRET_PURPOSE } from '@lattice/mail';
 import { SIGNING_KEY_SEAL_PURPOSE } from '@lattice/realtime';
 import { bootstrapProduct, type Db } from '@lattice/store';
 import { type ThrowawayDatabase, throwawayDatabase } from '@lattice/store/testing';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { SEALED_COLUMNS } from './sealed-columns.ts';
 import { resealAll } from './secrets-reseal.ts';
 
@@ -37,6 +44,25 @@ describe('resealAll', function () {
     }
   }
 
+  /**
+   * resealAll while another writer changes a row (`change`, in its own transaction) and holds its
+   * lock until resealAll's write waits on it, then commits.
+   */
+  async function resealRacing(ring: SecretKeyring, change: (trx: Knex.Transaction) => Promise<unknown>) {
+    const trx = await db.transaction();
+    await change(trx);
+    const progress: string[] = [];
+    const resealing = resealAll({
+      db,
+      keyring: ring,
+      columns: SEALED_COLUMNS,
+      progress: (l) => progress.push(l),
+    });
+    await lockWaited();
+    await trx.commit();
+    return { outcome: await resealing, progress };
+  }
+
   it('leaves a row changed between its read and its write to the next pass', async () => {
     const k0 = generateSecretKeyEntry('k0');
     const old = parseSecretKeys(k0);
@@ -49,21 +75,11 @@ describe('resealAll', function () {
       enabled: true,
     });
 
-    // Another writer changes the row and holds its lock until resealAll's write waits on it.
-    const trx = await db.transaction();
-    await trx('mail_webhook_endpoints')
-      .where({ id: endpoint.id })
-      .update({ secret_sealed: sealSecret(old, WEBHOOK_SECRET_PURPOSE, 'whsec_changed') });
-    const progress: string[] = [];
-    const resealing = resealAll({
-      db,
-      keyring: ring,
-      columns: SEALED_COLUMNS,
-      progress: (l) => progress.push(l),
-    });
-    await lockWaited();
-    await trx.commit();
-    const outcome = await resealing;
+    const { outcome, progress } = await resealRacing(ring, (trx) =>
+      trx('mail_webhook_endpoints')
+        .where({ id: endpoint.id })
+        .update({ secret_sealed: sealSecret(old, WEBHOOK_SECRET_PURPOSE, 'whsec_changed') }),
+    );
 
     expect(outcome).to.deep.equal({
       kid: 'k1',
@@ -81,19 +97,9 @@ describe('resealAll', function () {
     const kid = `development-${randomUUID()}`;
     await db('realtime_signing_keys').insert({ kid, environment: 'development', secret: 'first' });
 
-    // Another writer changes the plaintext and holds its lock until resealAll's write waits on it.
-    const trx = await db.transaction();
-    await trx('realtime_signing_keys').where({ kid }).update({ secret: 'changed' });
-    const progress: string[] = [];
-    const resealing = resealAll({
-      db,
-      keyring: ring,
-      columns: SEALED_COLUMNS,
-      progress: (l) => progress.push(l),
-    });
-    await lockWaited();
-    await trx.commit();
-    const outcome = await resealing;
+    const { outcome, progress } = await resealRacing(ring, (trx) =>
+      trx('realtime_signing_keys').where({ kid }).update({ secret: 'changed' }),
+    );
 
     expect(outcome.resealed.realtime_signing_keys).to.equal(1);
     expect(progress).to.include('realtime_signing_keys: 1 row(s) changed while read; reading again');

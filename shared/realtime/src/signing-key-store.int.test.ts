@@ -4,7 +4,7 @@
 // of its own: signing keys are one per environment for the whole database, and these tests seal
 // them with keyrings of their own, which the other tests' processes do not hold.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createLogger, generateSecretKeyEntry, parseSecretKeys, SecretKeyError } from '@lattice/core';
+import { generateSecretKeyEntry, parseSecretKeys, SecretKeyError } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import type { Db } from '@lattice/store';
 import { type ThrowawayDatabase, throwawayDatabase } from '@lattice/store/testing';
