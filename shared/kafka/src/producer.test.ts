@@ -20,23 +20,34 @@ const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) =>
 
 /**
  * A kafkajs stand-in: places each message with the producer's partitioner, as kafkajs does, and
- * answers each send with `answer(partitions placed, call number)`: the partitions it acknowledges.
+ * answers each send with `answer(partitions placed, call number)`: the partitions it acknowledges
+ * (or throws, as a send kafkajs gave up on). Producers are numbered from 1 in the order made.
  */
-function fakeKafka(answer: (placed: number[], call: number) => number[]) {
+function fakeKafka(answer: (placed: number[], call: number) => number[] | Promise<number[]>) {
   const sends: Array<Array<{ key: string; partition: number }>> = [];
+  /** The producer each send went through. */
+  const sentBy: number[] = [];
+  const disconnected: number[] = [];
+  let made = 0;
   const factory: ProducerFactory = {
     producer(config?: ProducerConfig) {
       if (!config?.createPartitioner) throw new Error('the record producer must bring its partitioner');
+      if (!config.idempotent || config.maxInFlightRequests !== 1)
+        throw new Error('the record producer must be idempotent with one request in flight');
       const partitioner = (config.createPartitioner as ICustomPartitioner)();
+      const number = ++made;
       return {
         connect: async () => undefined,
-        disconnect: async () => undefined,
+        disconnect: async () => {
+          disconnected.push(number);
+        },
         async send(record: ProducerRecord): Promise<RecordMetadata[]> {
           const placed = record.messages.map((message: Message) =>
             partitioner({ topic: record.topic, partitionMetadata, message }),
           );
           sends.push(record.messages.map((m, i) => ({ key: String(m.key), partition: placed[i]! })));
-          return answer(placed, sends.length).map((partition) => ({
+          sentBy.push(number);
+          return (await answer(placed, sends.length)).map((partition) => ({
             topicName: record.topic,
             partition,
             errorCode: 0,
@@ -45,7 +56,7 @@ function fakeKafka(answer: (placed: number[], call: number) => number[]) {
       } as unknown as ReturnType<ProducerFactory['producer']>;
     },
   };
-  return { factory, sends };
+  return { factory, sends, sentBy, disconnected, made: () => made };
 }
 
 const records = Array.from({ length: 12 }, (_, i) => ({ key: `channel-${i}`, value: `m${i}` }));
@@ -98,5 +109,77 @@ describe('record producer: acknowledged partitions', () => {
     await sending;
     expect(failure?.message).to.match(/were not acknowledged/);
     expect(sends).to.have.length(4);
+  });
+});
+
+describe('record producer: a failed send retires its producer id', () => {
+  const all = (placed: number[]) => [...new Set(placed)];
+
+  it('sends the next records through a new producer once a send failed, and disconnects the old one', async () => {
+    // kafkajs took the failed request's sequence numbers back; under the same producer id the
+    // next records would reuse them and a broker holding the landed request would drop them.
+    const { factory, sentBy, disconnected, made } = fakeKafka((placed, call) => {
+      if (call === 2) throw new Error('KafkaJSNumberOfRetriesExceeded: connection closed');
+      return all(placed);
+    });
+    const producer = await createRecordProducer(factory, { logger: captureLogs().logger });
+    await producer.send('t', text, records.slice(0, 3));
+    const failed = await producer.send('t', text, records.slice(3, 6)).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failed?.message).to.match(/NumberOfRetriesExceeded/);
+    await producer.send('t', text, records.slice(6, 9));
+    await producer.send('t', text, records.slice(9));
+    expect(sentBy).to.deep.equal([1, 1, 2, 2]);
+    expect(made()).to.equal(2);
+    expect(disconnected).to.deep.equal([1]);
+  });
+
+  it('retires it too when partitions stay unacknowledged', async () => {
+    const { factory, sentBy } = fakeKafka((placed, call) => (call <= 4 ? all(placed).slice(1) : all(placed)));
+    const scheduler = new ManualScheduler(0);
+    const producer = await createRecordProducer(factory, { scheduler });
+    const sending = producer.send('t', text, records).then(
+      () => null,
+      (err: Error) => err,
+    );
+    await scheduler.advanceAsync(0);
+    await scheduler.advanceAsync(PRODUCER_METADATA_MAX_AGE_MS);
+    await scheduler.advanceAsync(PRODUCER_METADATA_MAX_AGE_MS);
+    expect((await sending)?.message).to.match(/were not acknowledged/);
+    await producer.send('t', text, records);
+    expect(sentBy).to.deep.equal([1, 1, 1, 1, 2]);
+  });
+
+  it('keeps the producer while sends succeed, including after a resend that was acknowledged', async () => {
+    const { factory, sentBy, made } = fakeKafka((placed, call) =>
+      call === 1 ? all(placed).slice(1) : all(placed),
+    );
+    const producer = await createRecordProducer(factory);
+    await producer.send('t', text, records);
+    await producer.send('t', text, records);
+    expect(sentBy).to.deep.equal([1, 1, 1]);
+    expect(made()).to.equal(1);
+  });
+
+  it('sends one at a time: a send reaches kafkajs only after the one before it settled', async () => {
+    // A send in flight while kafkajs retries another could take the numbers the other gave back.
+    const answers: Array<() => void> = [];
+    const { factory, sends } = fakeKafka(
+      (placed) => new Promise<number[]>((resolve) => answers.push(() => resolve(all(placed)))),
+    );
+    const producer = await createRecordProducer(factory);
+    const first = producer.send('t', text, records.slice(0, 6));
+    const second = producer.send('t', text, records.slice(6));
+    await new Promise((r) => setImmediate(r));
+    expect(sends).to.have.length(1);
+    answers.shift()!();
+    await first;
+    await new Promise((r) => setImmediate(r));
+    expect(sends).to.have.length(2);
+    answers.shift()!();
+    await second;
+    expect(sends[1]!.map((s) => s.key)).to.deep.equal(records.slice(6).map((r) => r.key));
   });
 });

@@ -13,8 +13,24 @@
 // answer does not acknowledge are sent again (kafkajs rolled their sequence numbers back, so a copy
 // that did land is recognised by the broker as a duplicate): at once, then after the metadata is
 // due for a refresh; the send fails if they still are not acknowledged.
+//
+// A failed send retires its kafkajs producer. kafkajs numbers an idempotent producer's records per
+// partition and takes a failed request's numbers back, even when the request landed (the broker
+// appended and replicated it, then died before answering). The next records would reuse those
+// numbers, and the broker would take them for the landed request's retry: it answers success and
+// drops them, a silent loss of acknowledged records. So after a failed send the next one first
+// gets a new producer id (a new kafkajs producer), which no broker has numbers for. Sends go one
+// at a time for the same reason: a second send in flight while kafkajs retries the first could
+// pick up the numbers the first gave back.
 import { type Logger, type Scheduler, systemScheduler } from '@lattice/core';
-import { type Kafka, type Message, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import {
+  type Kafka,
+  type Message,
+  Partitioners,
+  type Producer,
+  type RecordMetadata,
+  type RetryOptions,
+} from 'kafkajs';
 import type { Codec } from './codec.ts';
 import { partitionOfKey } from './key-partition.ts';
 import { metadataPlacement, type PartitionPlacement } from './partition-placement.ts';
@@ -35,7 +51,7 @@ const UNACKNOWLEDGED_RESENDS = 3;
  * seconds after a new leader took over from a dead broker), given up after about 10 s, the
  * publish timeout of the request paths, so a stuck send does not hold up the next one long.
  */
-const SEND_RETRY = { initialRetryTime: 100, maxRetryTime: 1000, retries: 13 };
+const SEND_RETRY: RetryOptions = { initialRetryTime: 100, maxRetryTime: 1000, retries: 13 };
 
 export interface OutgoingRecord<T> {
   key: string;
@@ -62,6 +78,8 @@ export interface RecordProducerOptions {
   logger?: Logger;
   /** The wait before a resend after a metadata refresh. Default systemScheduler. */
   scheduler?: Scheduler;
+  /** kafkajs's own retries of a send. Default SEND_RETRY (about 10 s). */
+  sendRetry?: RetryOptions;
 }
 
 export async function createRecordProducer(
@@ -72,55 +90,90 @@ export async function createRecordProducer(
   const scheduler = opts.scheduler ?? systemScheduler;
   // Where the partitioner last placed each message (kafkajs places them again on every retry).
   const placed = new WeakMap<Message, number>();
-  const producer: Producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    metadataMaxAge: PRODUCER_METADATA_MAX_AGE_MS,
-    retry: SEND_RETRY,
-    // murmur2 like the Java client, so every producer places a key on the same partition (a
-    // message's own `partition`, set by a partition plan, wins).
-    createPartitioner: () => {
-      const place = Partitioners.DefaultPartitioner();
-      return (args) => {
-        const partition = place(args);
-        placed.set(args.message, partition);
-        return partition;
-      };
-    },
-  });
-  await producer.connect();
+  const newProducer = async (): Promise<Producer> => {
+    const created = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      metadataMaxAge: PRODUCER_METADATA_MAX_AGE_MS,
+      retry: opts.sendRetry ?? SEND_RETRY,
+      // murmur2 like the Java client, so every producer places a key on the same partition (a
+      // message's own `partition`, set by a partition plan, wins).
+      createPartitioner: () => {
+        const place = Partitioners.DefaultPartitioner();
+        return (args) => {
+          const partition = place(args);
+          placed.set(args.message, partition);
+          return partition;
+        };
+      },
+    });
+    await created.connect();
+    return created;
+  };
+  let producer = await newProducer();
+  /** Set by a failed send: its producer's sequence numbers can no longer be trusted. */
+  let retired = false;
+  /** The send in progress (sends go one at a time). */
+  let tail: Promise<unknown> = Promise.resolve();
+
+  async function currentProducer(): Promise<Producer> {
+    if (!retired) return producer;
+    const old = producer;
+    producer = await newProducer(); // a failure leaves it retired: the next send tries again
+    retired = false;
+    opts.logger?.info('a send failed earlier: records now go out under a new producer id');
+    void old.disconnect().catch(() => undefined);
+    return producer;
+  }
+
+  async function sendNow(topic: string, messages: Message[]): Promise<void> {
+    const kafkaProducer = await currentProducer();
+    let pending = messages;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const answer = await kafkaProducer.send({ topic, acks: -1, messages: pending });
+        pending = unacknowledged(pending, answer, placed);
+        if (pending.length === 0) return;
+        const partitions = [...new Set(pending.map((m) => placed.get(m)))];
+        if (attempt === UNACKNOWLEDGED_RESENDS)
+          throw new Error(`partitions ${partitions.join(', ')} of ${topic} were not acknowledged`);
+        opts.logger?.warn(
+          { topic, partitions, records: pending.length, attempt: attempt + 1 },
+          'a send left partitions unacknowledged; sending their records again',
+        );
+        // A moved leader is found at once; a partition the metadata lacks needs its refresh.
+        // Holding the records back keeps each key's order: a key's records share a partition.
+        if (attempt > 0) await scheduler.sleep(PRODUCER_METADATA_MAX_AGE_MS);
+      }
+    } catch (err) {
+      retired = true;
+      throw err;
+    }
+  }
+
   return {
     async send(topic, codec, records) {
       const slot = await placement.acquire(topic);
       try {
         const count = slot.partitions;
-        let pending: Message[] = records.map((r) => ({
+        const messages: Message[] = records.map((r) => ({
           key: r.key,
           value: codec.encode(r.value),
           headers: requestIdHeaders(r.requestId),
           ...(count === null ? {} : { partition: partitionOfKey(topic, r.key, count) }),
         }));
-        for (let attempt = 0; ; attempt++) {
-          const answer = await producer.send({ topic, acks: -1, messages: pending });
-          pending = unacknowledged(pending, answer, placed);
-          if (pending.length === 0) return;
-          const partitions = [...new Set(pending.map((m) => placed.get(m)))];
-          if (attempt === UNACKNOWLEDGED_RESENDS)
-            throw new Error(`partitions ${partitions.join(', ')} of ${topic} were not acknowledged`);
-          opts.logger?.warn(
-            { topic, partitions, records: pending.length, attempt: attempt + 1 },
-            'a send left partitions unacknowledged; sending their records again',
-          );
-          // A moved leader is found at once; a partition the metadata lacks needs its refresh.
-          // Holding the records back keeps each key's order: a key's records share a partition.
-          if (attempt > 0) await scheduler.sleep(PRODUCER_METADATA_MAX_AGE_MS);
-        }
+        const sent = tail.then(() => sendNow(topic, messages));
+        tail = sent.catch(() => undefined);
+        await sent;
       } finally {
         slot.release();
       }
     },
-    disconnect: () => producer.disconnect(),
+    async disconnect() {
+      await tail;
+      await producer.disconnect();
+    },
   };
 }
 
