@@ -1,11 +1,14 @@
 // Gateways as separate processes (`lattice start gateway --env production`), as they are deployed:
 // clients on two gateways receive every message and each other's client events, each gateway
 // holds one Redis subscription per channel whatever its local subscribers, serves its metrics on
-// a port of its own, and on SIGTERM sends 4100 to every connection and exits 0.
+// a port of its own, and on SIGTERM sends 4100 to every connection and exits 0; while it drains its
+// /healthz answers 503 "draining" and its /metrics are still served.
 import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { fanOutChannel } from '@lattice/redis';
 import { expect } from 'chai';
 import { freePort, startPlatform, stopPlatform } from '../support/lattice-process.ts';
+import { waitUntil } from '../support/wait-until.ts';
 import { ALL_OPS, createGatewayBase, type GatewayBase, type TestProduct } from './gateway/harness.ts';
 import { TestSocket } from './gateway/ws-client.ts';
 
@@ -119,5 +122,52 @@ describe('gateway processes', function () {
     const codes = await Promise.all(clients.map(async (c) => (await c.closed).code));
     expect(codes).to.deep.equal([4100, 4100, 4100]);
     expect(await exited).to.equal(0);
+  });
+
+  it('while it drains: /healthz 503 "draining", new clients refused, still scraped until its last connection closed', async () => {
+    const g = await startGatewayProcess();
+    const token = await product.token('ann', [{ name: 'room:slow-drain', ops: ALL_OPS }]);
+    const { socket } = await TestSocket.authed(g.url, token);
+    await socket.request({ action: 'subscribe', channel: 'room:slow-drain' });
+    expect((await fetch(`${g.metricsUrl}/healthz`)).status).to.equal(200);
+    // The client stops reading: it does not see the gateway's 4100, so it does not answer it and
+    // the drain waits for it (up to the 30 s closing handshake).
+    const tcp = (socket.ws as unknown as { _socket: Socket })._socket;
+    tcp.pause();
+    const exited = stopPlatform(g.child);
+    let health: { status: number; body: string } = { status: 0, body: '' };
+    await waitUntil(
+      '/healthz to say draining',
+      async () => {
+        const res = await fetch(`${g.metricsUrl}/healthz`);
+        health = { status: res.status, body: await res.text() };
+        return res.status !== 200;
+      },
+      10_000,
+      50,
+    );
+    expect(health.status).to.equal(503);
+    expect(JSON.parse(health.body)).to.deep.equal({
+      status: 'unhealthy',
+      reason: 'draining: closing its connections',
+    });
+    const scraped = await fetch(`${g.metricsUrl}/metrics`);
+    expect(scraped.status).to.equal(200);
+    expect(await scraped.text()).to.match(/^lattice_gateway_connections(\{[^}]*\})? 1$/m);
+    const refused = await TestSocket.open(g.url).then(
+      () => null,
+      (err: Error) => err.message,
+    );
+    expect(refused).to.equal('upgrade refused: 503');
+    expect(g.child.exitCode, 'still draining').to.equal(null);
+
+    tcp.resume();
+    expect((await socket.closed).code).to.equal(4100);
+    expect(await exited).to.equal(0);
+    const after = await fetch(`${g.metricsUrl}/healthz`).then(
+      () => 'answered',
+      () => 'closed',
+    );
+    expect(after, 'the metrics port once the process exited').to.equal('closed');
   });
 });

@@ -82,11 +82,14 @@ export function gatewayRole(
       });
       return {
         ...gateway,
+        // A draining gateway refuses new clients: health checks take it out of rotation at once.
         // Without its fan-out connection a gateway accepts clients it cannot deliver to.
-        health: (): RoleHealth =>
-          gateway.healthy()
+        health: (): RoleHealth => {
+          if (gateway.draining()) return { ok: false, reason: 'draining: closing its connections' };
+          return gateway.healthy()
             ? { ok: true }
-            : { ok: false, reason: `fan-out connection to Redis is ${subscriber.status}` },
+            : { ok: false, reason: `fan-out connection to Redis is ${subscriber.status}` };
+        },
       };
     },
   };

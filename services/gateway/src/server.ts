@@ -63,6 +63,8 @@ export interface RunningGateway {
   connections(): number;
   /** Whether its fan-out subscriptions are in place (Redis connected, presence results subscribed). */
   healthy(): boolean;
+  /** True from the start of close(): it refuses new connections and closes its own. */
+  draining(): boolean;
   /** Drains: 4100 to every connection, waits for them (bounded), then stops. */
   close(): Promise<void>;
 }
@@ -219,6 +221,7 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     gatewayId,
     connections: () => connections.size,
     healthy: () => hub.healthy(),
+    draining: () => draining,
     async close() {
       if (draining) return;
       draining = true;

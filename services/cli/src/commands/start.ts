@@ -156,6 +156,7 @@ export async function runStart(
     });
   }
   const started: Array<{ module: RoleModule; role: RunningRole }> = [];
+  let metrics: Running | undefined;
   for (const module of rolesOf(role, environments, demoProduct?.demo.product_id ?? null)) {
     const r = await module.start(module.configOf(config), shared);
     started.push({ module, role: r });
@@ -168,13 +169,17 @@ export async function runStart(
     const [alone] = started;
     const port = alone?.module.metricsPortOf?.(config);
     if (alone && port !== undefined)
-      running.push(await startRoleMetrics(ctx, registry, alone.module.name, alone.role, port));
-    for (const r of running) step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
+      metrics = await startRoleMetrics(ctx, registry, alone.module.name, alone.role, port);
+    for (const r of metrics ? [...running, metrics] : running)
+      step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
   await stopRequested;
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
+  // The role's own metrics and health stop last: a draining gateway (up to 30 s) is scraped and
+  // its /healthz answers 503 "draining" until it has closed every connection.
+  await metrics?.stop();
   await shared.close();
   await db.destroy();
   step('stopped (infra left running; `npm run infra:down` stops what lattice started)');
