@@ -30,5 +30,5 @@ COPY . .
 RUN mkdir -p /var/lib/lattice && chown node:node /var/lib/lattice
 USER node
 # Node itself, not npm, is process 1: SIGTERM reaches `lattice start`, which drains and stops.
-ENTRYPOINT ["node", "--disable-warning=TimeoutNegativeWarning", "services/cli/bin/lattice.js"]
+ENTRYPOINT ["node", "services/cli/bin/lattice.js"]
 CMD ["--help"]

@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 NODE_EXTRA_CA_CERTS=$(bash scripts/ensure-test-ca.sh)
 LATTICE_TEST_CA_DIR=$(dirname "$NODE_EXTRA_CA_CERTS")
 export NODE_EXTRA_CA_CERTS LATTICE_TEST_CA_DIR
-exec tsx --disable-warning=TimeoutNegativeWarning test/soak/run.ts "$@"
+exec tsx test/soak/run.ts "$@"

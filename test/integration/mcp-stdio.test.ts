@@ -22,7 +22,7 @@ describe('lattice mcp (agent tools over stdio)', function () {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['--disable-warning=TimeoutNegativeWarning', LATTICE_BIN, 'mcp'],
+        args: [LATTICE_BIN, 'mcp'],
         env: {
           ...(process.env as Record<string, string>),
           LATTICE_API_KEY: owner,

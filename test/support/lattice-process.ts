@@ -11,7 +11,7 @@ const BIN = LATTICE_BIN;
 const config = testConfig();
 
 export function lattice(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', BIN, ...args], {
+  return spawn(process.execPath, [BIN, ...args], {
     env: {
       ...process.env,
       DATABASE_URL: config.databaseUrl,

@@ -1,5 +1,4 @@
-#!/usr/bin/env -S node --disable-warning=TimeoutNegativeWarning
-// (kafkajs 2.2 schedules timers Node 24+ warns about; harmless, silenced.)
+#!/usr/bin/env node
 // The `lattice` command. Lattice is TypeScript run through tsx on the project's pinned Node.
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 26) {

@@ -68,7 +68,6 @@ export function forkBenchChild(
     execArgv: [
       '--import',
       'tsx',
-      '--disable-warning=TimeoutNegativeWarning',
       ...(profileDir
         ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${args.role}.cpuprofile`]
         : []),

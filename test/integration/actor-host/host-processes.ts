@@ -20,7 +20,7 @@ export interface HostProcess {
 export function spawnHostProcess(entry: string, name: string, env: Record<string, string>): HostProcess {
   const proc = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', entry],
+    ['--import', 'tsx', entry],
     {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
