@@ -18,14 +18,10 @@ export interface HostProcess {
 
 /** Runs `entry` (a host that prints `{"event":"assigned","partitions":[…]}` lines) as a child process. */
 export function spawnHostProcess(entry: string, name: string, env: Record<string, string>): HostProcess {
-  const proc = spawn(
-    process.execPath,
-    ['--import', 'tsx', entry],
-    {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const host: HostProcess = {
     name,
     proc,
