@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LatticeConfig, Logger } from '@lattice/core';
+import { stopIdleRequestQueuePolling } from '@lattice/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { formatHostPort, type HostPort, isListening, isLocalHost, parseHostPort } from './address.ts';
 import { ensureKafkaLibs } from './kafka-fetch.ts';
@@ -23,6 +24,9 @@ export const DEFAULT_KAFKA_JAVA_OPTIONS: readonly string[] = ['-Xms256m', '-Xmx7
 
 /** An admin client that asks once, quietly, within `timeoutMs`: a probe, not a user of Kafka. */
 function probeAdmin(brokers: string[], timeoutMs: number) {
+  // Not through createKafka (its retries and logging are for users of Kafka), but with its fix
+  // for kafkajs's idle request-queue timers, which Node warns about.
+  stopIdleRequestQueuePolling();
   return new Kafka({
     clientId: 'lattice-infra-probe',
     brokers,

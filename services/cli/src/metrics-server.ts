@@ -1,6 +1,7 @@
 // `/metrics` and `/healthz` for a role run alone without the management API, which serves them
 // otherwise: the actors role, and an edge (whose own port is public, so not there).
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { RoleHealth } from '@lattice/core';
 import type { Registry } from 'prom-client';
 
@@ -10,7 +11,7 @@ export async function startMetricsServer(
   port: number,
   /** `/healthz` answers 503 with the reason while the role is not ok. */
   health: () => RoleHealth,
-): Promise<{ close(): Promise<void> }> {
+): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
@@ -29,5 +30,16 @@ export async function startMetricsServer(
     }
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A role's health once its process is stopping: 503 "stopping", so a load balancer stops sending
+ * while the role finishes, unless the role says why itself (a gateway's "draining").
+ */
+export function healthWhileStopping(health: RoleHealth, stopping: boolean): RoleHealth {
+  return health.ok && stopping ? { ok: false, reason: 'stopping' } : health;
 }

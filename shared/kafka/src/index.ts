@@ -20,4 +20,5 @@ export { ScaleRefused, scalePartitions } from './partition-scaling.ts';
 export type { OutgoingRecord, RecordProducer, RecordProducerOptions } from './producer.ts';
 export { createRecordProducer } from './producer.ts';
 export { REQUEST_ID_HEADER } from './record-headers.ts';
+export { stopIdleRequestQueuePolling } from './request-queue-fix.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

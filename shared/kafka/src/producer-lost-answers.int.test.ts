@@ -13,6 +13,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createKafka } from './client.ts';
 import { createCodec } from './codec.ts';
 import { createRecordProducer } from './producer.ts';
+import { stopIdleRequestQueuePolling } from './request-queue-fix.ts';
 import { ensureTopics } from './topics.ts';
 
 /** The Produce request's api key in the Kafka protocol (after the 4-byte size prefix). */
@@ -82,6 +83,7 @@ describe('record producer after a send whose answers were lost (real Kafka)', fu
 
   it('lands the records of the next send: they go out under a new producer id', async () => {
     const sockets = answerCuttingSockets();
+    stopIdleRequestQueuePolling(); // createKafka's fix: this client is made here for its sockets
     const kafka = new Kafka({
       clientId: 'lost-answers-test',
       brokers: config.kafkaBrokers,

@@ -23,7 +23,11 @@ const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) =>
  * answers each send with `answer(partitions placed, call number)`: the partitions it acknowledges
  * (or throws, as a send kafkajs gave up on). Producers are numbered from 1 in the order made.
  */
-function fakeKafka(answer: (placed: number[], call: number) => number[] | Promise<number[]>) {
+function fakeKafka(
+  answer: (placed: number[], call: number) => number[] | Promise<number[]>,
+  /** How often kafkajs tried the send of this call (it places the records again each time). */
+  attemptsOf: (call: number) => number = () => 1,
+) {
   const sends: Array<Array<{ key: string; partition: number }>> = [];
   /** The producer each send went through. */
   const sentBy: number[] = [];
@@ -42,6 +46,10 @@ function fakeKafka(answer: (placed: number[], call: number) => number[] | Promis
           disconnected.push(number);
         },
         async send(record: ProducerRecord): Promise<RecordMetadata[]> {
+          const call = sends.length + 1;
+          for (let retry = 1; retry < attemptsOf(call); retry++)
+            for (const message of record.messages)
+              partitioner({ topic: record.topic, partitionMetadata, message });
           const placed = record.messages.map((message: Message) =>
             partitioner({ topic: record.topic, partitionMetadata, message }),
           );
@@ -150,6 +158,94 @@ describe('record producer: a failed send retires its producer id', () => {
     expect((await sending)?.message).to.match(/were not acknowledged/);
     await producer.send('t', text, records);
     expect(sentBy).to.deep.equal([1, 1, 1, 1, 2]);
+  });
+
+  it('retires it after a send kafkajs had to retry, though the send succeeded', async () => {
+    // A retry can start while another broker's request of the same attempt is in flight; that
+    // request's failure later takes back numbers a moved partition has used since.
+    const { factory, sentBy } = fakeKafka(all, (call) => (call === 2 ? 3 : 1));
+    const producer = await createRecordProducer(factory);
+    await producer.send('t', text, records);
+    await producer.send('t', text, records);
+    await producer.send('t', text, records);
+    await producer.send('t', text, records);
+    expect(sentBy).to.deep.equal([1, 1, 2, 2]);
+  });
+
+  it('resends unacknowledged records through a new producer when the send that left them out was retried', async () => {
+    // kafkajs#1303 happens under a retry: the numbers of the records left out may be stale.
+    const { factory, sends, sentBy } = fakeKafka(
+      (placed, call) => (call === 1 ? all(placed).slice(1) : all(placed)),
+      (call) => (call === 1 ? 2 : 1),
+    );
+    const producer = await createRecordProducer(factory);
+    await producer.send('t', text, records);
+    expect(sentBy).to.deep.equal([1, 2]);
+    expect(sends[1]!.length).to.be.lessThan(records.length);
+  });
+
+  it('refuses sends once disconnected, after the ones queued before have gone', async () => {
+    const answers: Array<() => void> = [];
+    const { factory, sends, disconnected } = fakeKafka(
+      (placed) => new Promise<number[]>((resolve) => answers.push(() => resolve(all(placed)))),
+    );
+    const producer = await createRecordProducer(factory);
+    const first = producer.send('t', text, records.slice(0, 6));
+    const second = producer.send('t', text, records.slice(6));
+    const closing = producer.disconnect();
+    const late = await producer.send('t', text, records).then(
+      () => null,
+      (err: Error) => err.message,
+    );
+    expect(late).to.equal('the record producer is disconnected');
+    await new Promise((r) => setImmediate(r));
+    answers.shift()!();
+    await first;
+    await new Promise((r) => setImmediate(r));
+    expect(disconnected, 'not while a queued send waits').to.deep.equal([]);
+    answers.shift()!();
+    await second;
+    await closing;
+    expect(sends).to.have.length(2);
+    expect(disconnected).to.deep.equal([1]);
+  });
+
+  it('disconnects a producer whose connect failed, and tries a new one at the next send', async () => {
+    // connect() opens the cluster's connections before asking for a producer id: a failure of
+    // the second step must not leave the first open.
+    let failConnect = false;
+    const {
+      factory: fake,
+      sentBy,
+      disconnected,
+    } = fakeKafka((placed, call) => {
+      if (call === 1) throw new Error('KafkaJSNumberOfRetriesExceeded');
+      return all(placed);
+    });
+    const factory: ProducerFactory = {
+      producer(config) {
+        const inner = fake.producer(config);
+        const connect = async () => {
+          if (failConnect) throw new Error('InitProducerId failed');
+        };
+        return Object.assign(inner, { connect });
+      },
+    };
+    const producer = await createRecordProducer(factory);
+    const outcome = (p: Promise<void>) =>
+      p.then(
+        () => 'sent',
+        (err: Error) => err.message,
+      );
+    expect(await outcome(producer.send('t', text, records))).to.match(/NumberOfRetriesExceeded/);
+    failConnect = true;
+    expect(await outcome(producer.send('t', text, records))).to.equal('InitProducerId failed');
+    expect(disconnected, 'the producer whose connect failed').to.deep.equal([2]);
+    failConnect = false;
+    expect(await outcome(producer.send('t', text, records))).to.equal('sent');
+    expect(sentBy, 'the first producer, then the third').to.deep.equal([1, 3]);
+    await new Promise((r) => setImmediate(r));
+    expect(disconnected, 'and the retired first one').to.deep.equal([2, 1]);
   });
 
   it('keeps the producer while sends succeed, including after a resend that was acknowledged', async () => {

@@ -14,14 +14,20 @@
 // that did land is recognised by the broker as a duplicate): at once, then after the metadata is
 // due for a refresh; the send fails if they still are not acknowledged.
 //
-// A failed send retires its kafkajs producer. kafkajs numbers an idempotent producer's records per
-// partition and takes a failed request's numbers back, even when the request landed (the broker
-// appended and replicated it, then died before answering). The next records would reuse those
-// numbers, and the broker would take them for the landed request's retry: it answers success and
-// drops them, a silent loss of acknowledged records. So after a failed send the next one first
-// gets a new producer id (a new kafkajs producer), which no broker has numbers for. Sends go one
-// at a time for the same reason: a second send in flight while kafkajs retries the first could
-// pick up the numbers the first gave back.
+// A send kafkajs had to retry retires its kafkajs producer. kafkajs numbers an idempotent
+// producer's records per partition and takes a failed request's numbers back, even when the
+// request landed (the leader appended and replicated it, then died before answering). If the send
+// then fails, the next records reuse those numbers and the broker takes them for the landed
+// request's retry: it answers success and drops them, a silent loss of acknowledged records. A
+// send that succeeded after a retry can leave numbers behind too: a retry starts while another
+// broker's request of the same attempt is still in flight, and that request's later failure
+// takes back numbers a moved partition has used since. So after any send kafkajs retried (its
+// partitioner placed the records more than once) or that failed, the next one goes out under a new
+// producer id, which no broker holds numbers for. The cost is a copy where a record had landed
+// unanswered (consumers drop second copies by id), never a loss. Sends go one at a time for the
+// same reason: a send in flight while kafkajs retries another could pick up the numbers it gave
+// back. A retired producer's request may still land late, after newer records of its key: only a
+// request already answered as failed, whose outcome the caller was told is unknown.
 import { type Logger, type Scheduler, systemScheduler } from '@lattice/core';
 import {
   type Kafka,
@@ -90,6 +96,9 @@ export async function createRecordProducer(
   const scheduler = opts.scheduler ?? systemScheduler;
   // Where the partitioner last placed each message (kafkajs places them again on every retry).
   const placed = new WeakMap<Message, number>();
+  // kafkajs's attempts at the send in progress: how often it placed the send's first record.
+  let firstOfSend: Message | undefined;
+  let attempts = 0;
   const newProducer = async (): Promise<Producer> => {
     const created = kafka.producer({
       idempotent: true,
@@ -104,16 +113,24 @@ export async function createRecordProducer(
         return (args) => {
           const partition = place(args);
           placed.set(args.message, partition);
+          if (args.message === firstOfSend) attempts++;
           return partition;
         };
       },
     });
-    await created.connect();
+    try {
+      await created.connect();
+    } catch (err) {
+      // connect() may have opened the cluster's connections before its producer id failed.
+      await created.disconnect().catch(() => undefined);
+      throw err;
+    }
     return created;
   };
   let producer = await newProducer();
-  /** Set by a failed send: its producer's sequence numbers can no longer be trusted. */
+  /** Set by a send kafkajs retried or that failed: its producer's numbers can no longer be trusted. */
   let retired = false;
+  let closed = false;
   /** The send in progress (sends go one at a time). */
   let tail: Promise<unknown> = Promise.resolve();
 
@@ -122,38 +139,51 @@ export async function createRecordProducer(
     const old = producer;
     producer = await newProducer(); // a failure leaves it retired: the next send tries again
     retired = false;
-    opts.logger?.info('a send failed earlier: records now go out under a new producer id');
+    opts.logger?.info('a send was retried or failed: records now go out under a new producer id');
     void old.disconnect().catch(() => undefined);
     return producer;
   }
 
-  async function sendNow(topic: string, messages: Message[]): Promise<void> {
+  /** One kafkajs send; retires the producer if kafkajs retried it or it failed. */
+  async function sendOnce(topic: string, messages: Message[]): Promise<RecordMetadata[]> {
     const kafkaProducer = await currentProducer();
-    let pending = messages;
+    firstOfSend = messages[0];
+    attempts = 0;
+    let ok = false;
     try {
-      for (let attempt = 0; ; attempt++) {
-        const answer = await kafkaProducer.send({ topic, acks: -1, messages: pending });
-        pending = unacknowledged(pending, answer, placed);
-        if (pending.length === 0) return;
-        const partitions = [...new Set(pending.map((m) => placed.get(m)))];
-        if (attempt === UNACKNOWLEDGED_RESENDS)
-          throw new Error(`partitions ${partitions.join(', ')} of ${topic} were not acknowledged`);
-        opts.logger?.warn(
-          { topic, partitions, records: pending.length, attempt: attempt + 1 },
-          'a send left partitions unacknowledged; sending their records again',
-        );
-        // A moved leader is found at once; a partition the metadata lacks needs its refresh.
-        // Holding the records back keeps each key's order: a key's records share a partition.
-        if (attempt > 0) await scheduler.sleep(PRODUCER_METADATA_MAX_AGE_MS);
+      const answer = await kafkaProducer.send({ topic, acks: -1, messages });
+      ok = true;
+      return answer;
+    } finally {
+      if (!ok || attempts > 1) retired = true;
+      firstOfSend = undefined;
+    }
+  }
+
+  async function sendNow(topic: string, messages: Message[]): Promise<void> {
+    let pending = messages;
+    for (let resend = 0; ; resend++) {
+      const answer = await sendOnce(topic, pending);
+      pending = unacknowledged(pending, answer, placed);
+      if (pending.length === 0) return;
+      const partitions = [...new Set(pending.map((m) => placed.get(m)))];
+      if (resend === UNACKNOWLEDGED_RESENDS) {
+        retired = true;
+        throw new Error(`partitions ${partitions.join(', ')} of ${topic} were not acknowledged`);
       }
-    } catch (err) {
-      retired = true;
-      throw err;
+      opts.logger?.warn(
+        { topic, partitions, records: pending.length, attempt: resend + 1 },
+        'a send left partitions unacknowledged; sending their records again',
+      );
+      // A moved leader is found at once; a partition the metadata lacks needs its refresh.
+      // Holding the records back keeps each key's order: a key's records share a partition.
+      if (resend > 0) await scheduler.sleep(PRODUCER_METADATA_MAX_AGE_MS);
     }
   }
 
   return {
     async send(topic, codec, records) {
+      if (closed) throw new Error('the record producer is disconnected');
       const slot = await placement.acquire(topic);
       try {
         const count = slot.partitions;
@@ -171,7 +201,12 @@ export async function createRecordProducer(
       }
     },
     async disconnect() {
-      await tail;
+      closed = true;
+      // Sends queued before the call finish first (one may have joined while this waited).
+      for (let waited: Promise<unknown> | undefined; waited !== tail; ) {
+        waited = tail;
+        await waited;
+      }
       await producer.disconnect();
     },
   };

@@ -16,7 +16,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { CommandContext } from '../context.ts';
 import { ensureDemoProduct } from '../demo-product.ts';
 import { startMailSink } from '../mail-sink.ts';
-import { startMetricsServer } from '../metrics-server.ts';
+import { healthWhileStopping, startMetricsServer } from '../metrics-server.ts';
 import { createRoleShared, type RoleShared } from '../role-shared.ts';
 
 export const ROLES = ['management', 'edge', 'gateway', 'actors'] as const;
@@ -72,8 +72,12 @@ async function startRoleMetrics(
   name: string,
   role: RunningRole,
   port: number,
+  stopping: () => boolean,
 ): Promise<Running> {
-  const server = await startMetricsServer(registry, ctx.config.host, port, () => role.health());
+  // /metrics answers until the exit; /healthz says 503 from the stop on.
+  const server = await startMetricsServer(registry, ctx.config.host, port, () =>
+    healthWhileStopping(role.health(), stopping()),
+  );
   return {
     name: `${name}-metrics`,
     url: `http://${ctx.config.host}:${port}/metrics`,
@@ -157,6 +161,7 @@ export async function runStart(
   }
   const started: Array<{ module: RoleModule; role: RunningRole }> = [];
   let metrics: Running | undefined;
+  let stopping = false;
   for (const module of rolesOf(role, environments, demoProduct?.demo.product_id ?? null)) {
     const r = await module.start(module.configOf(config), shared);
     started.push({ module, role: r });
@@ -169,12 +174,13 @@ export async function runStart(
     const [alone] = started;
     const port = alone?.module.metricsPortOf?.(config);
     if (alone && port !== undefined)
-      metrics = await startRoleMetrics(ctx, registry, alone.module.name, alone.role, port);
+      metrics = await startRoleMetrics(ctx, registry, alone.module.name, alone.role, port, () => stopping);
     for (const r of metrics ? [...running, metrics] : running)
       step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
   await stopRequested;
+  stopping = true;
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
   // The role's own metrics and health stop last: a draining gateway (up to 30 s) is scraped and
