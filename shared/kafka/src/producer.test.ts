@@ -2,6 +2,7 @@ import { captureLogs, LEVEL, ManualScheduler } from '@lattice/core/testing';
 import { expect } from 'chai';
 import type { ICustomPartitioner, Message, ProducerConfig, ProducerRecord, RecordMetadata } from 'kafkajs';
 import type { Codec } from './codec.ts';
+import type { PartitionPlacement } from './partition-placement.ts';
 import { createRecordProducer, PRODUCER_METADATA_MAX_AGE_MS, type ProducerFactory } from './producer.ts';
 
 const text: Codec<string> = {
@@ -184,7 +185,7 @@ describe('record producer: a failed send retires its producer id', () => {
     expect(sends[1]!.length).to.be.lessThan(records.length);
   });
 
-  it('refuses sends once disconnected, after the ones queued before have gone', async () => {
+  it('refuses sends once disconnected, after the queued ones have gone', async () => {
     const answers: Array<() => void> = [];
     const { factory, sends, disconnected } = fakeKafka(
       (placed) => new Promise<number[]>((resolve) => answers.push(() => resolve(all(placed)))),
@@ -192,6 +193,7 @@ describe('record producer: a failed send retires its producer id', () => {
     const producer = await createRecordProducer(factory);
     const first = producer.send('t', text, records.slice(0, 6));
     const second = producer.send('t', text, records.slice(6));
+    await new Promise((r) => setImmediate(r)); // both have their slots and are queued
     const closing = producer.disconnect();
     const late = await producer.send('t', text, records).then(
       () => null,
@@ -208,6 +210,31 @@ describe('record producer: a failed send retires its producer id', () => {
     await closing;
     expect(sends).to.have.length(2);
     expect(disconnected).to.deep.equal([1]);
+  });
+
+  it('refuses a send that was still waiting for its partition slot when disconnect() ran', async () => {
+    // A draining partition plan holds acquire(); the send must not start a producer afterwards.
+    let letGo: () => void = () => undefined;
+    const placement: PartitionPlacement = {
+      acquire: () =>
+        new Promise((resolve) => {
+          letGo = () => resolve({ partitions: null, release() {} });
+        }),
+      planOf: () => null,
+      onPlanChange() {},
+      close: async () => {},
+    };
+    const { factory, sends, made } = fakeKafka(all);
+    const producer = await createRecordProducer(factory, { placement });
+    const waiting = producer.send('t', text, records).then(
+      () => 'sent',
+      (err: Error) => err.message,
+    );
+    await producer.disconnect();
+    letGo();
+    expect(await waiting).to.equal('the record producer is disconnected');
+    expect(sends).to.have.length(0);
+    expect(made()).to.equal(1);
   });
 
   it('disconnects a producer whose connect failed, and tries a new one at the next send', async () => {

@@ -131,6 +131,8 @@ export async function createRecordProducer(
   /** Set by a send kafkajs retried or that failed: its producer's numbers can no longer be trusted. */
   let retired = false;
   let closed = false;
+  /** Retired producers still disconnecting: disconnect() waits for them too. */
+  const retiring = new Set<Promise<void>>();
   /** The send in progress (sends go one at a time). */
   let tail: Promise<unknown> = Promise.resolve();
 
@@ -140,7 +142,11 @@ export async function createRecordProducer(
     producer = await newProducer(); // a failure leaves it retired: the next send tries again
     retired = false;
     opts.logger?.info('a send was retried or failed: records now go out under a new producer id');
-    void old.disconnect().catch(() => undefined);
+    const gone: Promise<void> = old
+      .disconnect()
+      .catch(() => undefined)
+      .finally(() => retiring.delete(gone));
+    retiring.add(gone);
     return producer;
   }
 
@@ -176,7 +182,9 @@ export async function createRecordProducer(
         'a send left partitions unacknowledged; sending their records again',
       );
       // A moved leader is found at once; a partition the metadata lacks needs its refresh.
-      // Holding the records back keeps each key's order: a key's records share a partition.
+      // Holding the records back keeps each key's order: a key's records share a partition. The
+      // wait holds this producer's later sends too (they could carry the same keys): rare, and
+      // group-commit callers wait for their send anyway.
       if (resend > 0) await scheduler.sleep(PRODUCER_METADATA_MAX_AGE_MS);
     }
   }
@@ -193,6 +201,8 @@ export async function createRecordProducer(
           headers: requestIdHeaders(r.requestId),
           ...(count === null ? {} : { partition: partitionOfKey(topic, r.key, count) }),
         }));
+        // Checked again: a send that waited for its slot while disconnect() ran must not start.
+        if (closed) throw new Error('the record producer is disconnected');
         const sent = tail.then(() => sendNow(topic, messages));
         tail = sent.catch(() => undefined);
         await sent;
@@ -202,12 +212,11 @@ export async function createRecordProducer(
     },
     async disconnect() {
       closed = true;
-      // Sends queued before the call finish first (one may have joined while this waited).
-      for (let waited: Promise<unknown> | undefined; waited !== tail; ) {
-        waited = tail;
-        await waited;
-      }
+      // Sends already queued finish first; none joins from here on (a send checks `closed` and
+      // joins in one step), and one still waiting for its partition slot is refused when it gets it.
+      await tail;
       await producer.disconnect();
+      await Promise.all(retiring);
     },
   };
 }
