@@ -1,5 +1,5 @@
 import { createLogger, type Environment } from '@lattice/core';
-import { ManualScheduler } from '@lattice/core/testing';
+import { ManualClock, ManualScheduler } from '@lattice/core/testing';
 import type { SnapshotKey } from '@lattice/keys';
 import { expect } from 'chai';
 import type { EdgeMetrics, ReloadTrigger } from './edge-metrics.ts';
@@ -138,6 +138,52 @@ describe('createKeySnapshotHolder', () => {
       // The retries are at most 40 ms + 20 % jitter apart.
       await scheduler.advanceAsync(48);
       expect(holder.current()?.size).to.equal(2);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('measures maxAgeMs on its scheduler: a clock that jumps past it, even during a load, expires nothing', async () => {
+    const scheduler = new ManualScheduler(1_000_000);
+    // The clock of the key check and of the revocation window, moved by a test as it likes.
+    const clock = new ManualClock(1_000_000);
+    const fake = fakeKeys();
+    const holder = createKeySnapshotHolder({
+      environment: 'production',
+      keys: fake.keys,
+      refreshMs: 40,
+      maxAgeMs: 400,
+      logger,
+      clock,
+      scheduler,
+      metrics: NO_EDGE_METRICS,
+    });
+    try {
+      await holder.start();
+      clock.advance(5 * 60_000);
+      await scheduler.advanceAsync(399);
+      expect(holder.current(), 'renewed by the loads every 40 ms').to.not.equal(null);
+      // A load that starts before the clock jumps and ends after it.
+      let finish!: (keys: SnapshotKey[]) => void;
+      let lastLoadStartedMs = 0;
+      fake.answer(() => {
+        lastLoadStartedMs = scheduler.nowMs();
+        return new Promise((resolve) => (finish = resolve));
+      });
+      await scheduler.advanceAsync(40);
+      clock.advance(5 * 60_000);
+      finish([key(1), key(2)]);
+      await scheduler.advanceAsync(0);
+      expect(holder.current()?.size, 'the load just made is served').to.equal(2);
+      // Both sides of the bound on the scheduler: loads stop succeeding, the last snapshot is
+      // served until maxAgeMs after its load started, and withheld from then on.
+      fake.answer(async () => {
+        throw new Error('database unreachable');
+      });
+      await scheduler.advanceAsync(lastLoadStartedMs + 399 - scheduler.nowMs());
+      expect(holder.current()?.size).to.equal(2);
+      await scheduler.advanceAsync(1);
+      expect(holder.current()).to.equal(null);
     } finally {
       holder.close();
     }

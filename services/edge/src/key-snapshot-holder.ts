@@ -106,8 +106,13 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
     refreshTimer = scheduler.setTimeout(() => void reload('timer'), delayMs, UNREF);
   }
 
-  /** Withholds the snapshot once it is maxAgeMs old, unless a load succeeds before. */
-  function armExpiry(loaded: KeySnapshot): void {
+  /**
+   * Withholds the snapshot once it is maxAgeMs old, unless a load succeeds before. The age is
+   * measured on the scheduler that runs the loads (from the start of the load), not on the
+   * clock: a clock that jumps (a test's manual clock, shared with the rest of a platform) must
+   * not expire a snapshot that the refresh timers keep fresh.
+   */
+  function armExpiry(loaded: KeySnapshot, startedOnSchedulerMs: number): void {
     const { maxAgeMs } = opts;
     if (maxAgeMs === undefined) return;
     scheduler.clearTimer(expiryTimer);
@@ -116,17 +121,18 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
         if (snapshot !== loaded) return;
         snapshot = null;
         log.error(
-          { snapshotAgeMs: clock.nowMs() - loaded.loadedAtMs, maxAgeMs, failuresInRow },
+          { snapshotAgeMs: scheduler.nowMs() - startedOnSchedulerMs, maxAgeMs, failuresInRow },
           'key snapshot too old: keyed routes answer 503 until a load succeeds',
         );
       },
-      Math.max(0, maxAgeMs - (clock.nowMs() - loaded.loadedAtMs)),
+      Math.max(0, maxAgeMs - (scheduler.nowMs() - startedOnSchedulerMs)),
       UNREF,
     );
   }
 
   async function loadOnce(trigger: ReloadTrigger): Promise<boolean> {
     const startedMs = clock.nowMs();
+    const startedOnSchedulerMs = scheduler.nowMs();
     try {
       const revokedAfterMs = startedMs - refreshMs;
       const revokedAfter = new Date(revokedAfterMs);
@@ -168,9 +174,9 @@ export function createKeySnapshotHolder(opts: KeySnapshotHolderOptions): KeySnap
       changesAsOf = asOf;
       snapshot = snapshotOf(byHash, startedMs);
       lastLoaded = snapshot;
-      armExpiry(snapshot);
+      armExpiry(snapshot, startedOnSchedulerMs);
       generation += 1;
-      const durationMs = clock.nowMs() - startedMs;
+      const durationMs = scheduler.nowMs() - startedOnSchedulerMs;
       metrics.snapshotReloaded(trigger, durationMs);
       if (failuresInRow > 0) log.info({ failuresInRow }, 'key snapshot loads recovered');
       else log.debug({ trigger, keys: snapshot.size, durationMs }, 'key snapshot loaded');

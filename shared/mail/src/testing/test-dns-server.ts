@@ -22,9 +22,57 @@ export interface TestDnsServer {
   close(): Promise<void>;
 }
 
+/** Pairs tried before giving up; each failure is a TCP port that another socket of the suite holds. */
+const BIND_ATTEMPTS = 50;
+
+/** Resolves once the server listens; rejects with its listen error (dns2 only emits it). */
+function listening(
+  server: dns2.DnsServer,
+  options: dns2.DnsServerListenOptions,
+): Promise<dns2.ServerAddresses> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options).then((addresses) => {
+      server.off('error', reject);
+      resolve(addresses);
+    }, reject);
+  });
+}
+
+/**
+ * UDP and TCP on one port number, as a resolver expects (it retries a truncated answer over TCP
+ * on the same port). The system hands out a free UDP port, but the same number may be taken for
+ * TCP by another socket of the suite: then the pair is given up and tried again on a new number.
+ */
+async function bindPair(
+  handle: dns2.DnsHandler,
+  udpPorts: readonly number[],
+): Promise<{ udp: dns2.DnsServer; tcp: dns2.DnsServer; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = dns2.createServer({ udp: true, handle });
+    const { udp: bound } = await listening(udp, {
+      udp: { port: udpPorts[attempt - 1] ?? 0, address: '127.0.0.1' },
+    });
+    const port = bound!.port;
+    const tcp = dns2.createServer({ tcp: true, handle });
+    try {
+      await listening(tcp, { tcp: { port, address: '127.0.0.1' } });
+      return { udp, tcp, port };
+    } catch (err) {
+      await udp.close();
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= BIND_ATTEMPTS) throw err;
+    }
+  }
+}
+
 type Answer = { type: 'TXT'; strings: string[] } | { type: 'MX'; exchange: string; priority: number };
 
-export async function startTestDnsServer(): Promise<TestDnsServer> {
+export interface TestDnsServerOptions {
+  /** The UDP ports of the first attempts (default: any free one each time); for the server's own test. */
+  udpPorts?: readonly number[];
+}
+
+export async function startTestDnsServer(opts: TestDnsServerOptions = {}): Promise<TestDnsServer> {
   const zone = new Map<string, Answer[]>();
   const queries: string[] = [];
   const server: { mode: TestDnsMode } = { mode: 'answer' };
@@ -59,11 +107,7 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     send(response);
   };
 
-  const udp = dns2.createServer({ udp: true, handle });
-  const { udp: bound } = await udp.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  const port = bound!.port;
-  const tcp = dns2.createServer({ tcp: true, handle });
-  await tcp.listen({ tcp: { port, address: '127.0.0.1' } });
+  const { udp, tcp, port } = await bindPair(handle, opts.udpPorts ?? []);
 
   const add = (name: string, answer: Answer) => {
     const key = name.toLowerCase();
