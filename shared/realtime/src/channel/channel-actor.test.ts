@@ -61,10 +61,33 @@ const pub = (n: number, at = id) =>
 describe('channel actor (memory store and fan-out)', () => {
   it('commits a batch (history, state, position) and then fans it out in order', async () => {
     const { store, fanOut, kind } = setup();
+    // The store's commit completes on command: nothing may be fanned out before it has.
+    const events: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const commit = store.commit.bind(store);
+    store.commit = async (c) => {
+      events.push('commit started');
+      await released;
+      await commit(c);
+      events.push('commit done');
+    };
+    const deliver = fanOut.deliver.bind(fanOut);
+    fanOut.deliver = async (...args) => {
+      events.push('fan-out');
+      await deliver(...args);
+    };
     const actor = await kind.load(key, 3);
     expect(actor.applied()).to.equal(null);
     const batch = [pub(1), pub(2), pub(3)];
-    await actor.handle(batch);
+    const handled = actor.handle(batch);
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(events, 'waiting for the commit, nothing fanned out').to.deep.equal(['commit started']);
+    expect(fanOut.deliveries).to.deep.equal([]);
+    expect(actor.applied(), 'not applied before the commit').to.equal(null);
+    release();
+    await handled;
+    expect(events).to.deep.equal(['commit started', 'commit done', 'fan-out']);
     expect(store.history(id).map((e) => [e.offset, e.epoch, e.id])).to.deep.equal([
       [1, 'epoch-1', 'm1'],
       [2, 'epoch-1', 'm2'],
@@ -82,18 +105,26 @@ describe('channel actor (memory store and fan-out)', () => {
     expect(store.history(id).map((e) => e.offset)).to.deep.equal([1, 2, 3, 4]);
   });
 
-  it('fences a second writer: the stale actor fails retryably and a reload finds the newer state', async () => {
-    const { store, kind } = setup();
+  it('fences a second writer: the stale actor fails retryably, fans nothing out, and a reload finds the newer state', async () => {
+    const { store, fanOut, kind } = setup();
+    const fannedOut = () =>
+      fanOut.deliveries.flatMap((d) =>
+        d.messages.map((m) => (m.type === 'publication' ? m.entry.id : m.type)),
+      );
     const a = await kind.load(key, 3);
     const b = await kind.load(key, 3);
     await a.handle([pub(10)]);
+    expect(fannedOut()).to.deep.equal(['m10']);
     let err: unknown;
     await b.handle([pub(11)]).catch((e: unknown) => (err = e));
     expect(err).to.be.instanceOf(RetryableError);
     expect(store.history(id)).to.have.length(1);
+    expect(fannedOut(), 'the stale writer fanned nothing out').to.deep.equal(['m10']);
+    expect(b.applied(), 'nor moved its position').to.equal(null);
     const b2 = await kind.load(key, 3);
     await b2.handle([pub(11)]);
     expect(store.history(id).map((e) => e.offset)).to.deep.equal([1, 2]);
+    expect(fannedOut()).to.deep.equal(['m10', 'm11']);
   });
 
   it('starts a new epoch at offset 1 and drops old rows when the stored state was lost', async () => {
