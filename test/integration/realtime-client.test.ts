@@ -41,7 +41,7 @@ describe('realtime client against the gateway', function () {
     await h?.close();
   });
 
-  it('receives 1 000 messages exactly once and in order across 5 forced reconnects', async () => {
+  it('receives at least 1 000 messages exactly once and in order across 5 forced reconnects', async () => {
     let gw: TestGateway = await h.startGateway();
     // The client reaches the gateway through a TCP proxy that a test can cut (a network loss).
     const proxy = await startTcpProxy('127.0.0.1', gw.gateway.port);
@@ -58,21 +58,21 @@ describe('realtime client against the gateway', function () {
     client.on('disconnected', ({ code }) => disconnects.push(code));
     await client.subscribe(channel, { onMessage: (m) => received.push(m) });
 
-    // About 400 a second, so that every reconnect below happens while messages keep coming.
+    // About 400 a second, and on until the last reconnect is done (then up to 1 000 at least), so
+    // every reconnect below happens while messages keep coming, however slow the machine.
     let published = 0;
+    let reconnectsDone = false;
     const publishing = (async () => {
-      while (published < 1000) {
-        const batch = Array.from({ length: Math.min(10, 1000 - published) }, (_, i) => published + i + 1);
+      while (!reconnectsDone || published < 1000) {
+        const batch = Array.from({ length: 10 }, (_, i) => published + i + 1);
         published += batch.length;
         await Promise.all([...batch.map((n) => product.publish(channel, { n })), sleep(25)]);
       }
     })();
-    const duringPublishing: boolean[] = [];
     // Five reconnects while publishing: three gateway restarts (4100 on its drain, then nothing
     // listening for a moment) and two connections dropped without a close frame (1006).
     for (let i = 0; i < 5; i++) {
       await until(() => received.length >= (i + 1) * 150, `progress before reconnect ${i + 1}`);
-      duringPublishing.push(published < 1000);
       const before = disconnects.length;
       if (i % 2 === 0) {
         const settings = gw.settings;
@@ -85,19 +85,19 @@ describe('realtime client against the gateway', function () {
       await until(() => disconnects.length > before, `disconnect ${i + 1}`);
       await until(() => client.state === 'connected', `reconnect ${i + 1}`);
     }
+    reconnectsDone = true;
     await publishing;
-    await until(() => received.length >= 1000, 'all 1000 messages', 60_000);
+    const total = published;
+    expect(total).to.be.at.least(1000);
+    await until(() => received.length >= total, `all ${total} messages`, 60_000);
     await new Promise((r) => setTimeout(r, 200));
-    expect(duringPublishing, 'every reconnect came while publishing went on').to.deep.equal(
-      Array(5).fill(true),
-    );
     // Each restart is a 4100, then attempts refused (1006) until the gateway listens again.
     expect(disconnects.filter((c) => c === 4100)).to.have.length(3);
     expect(disconnects.filter((c) => c === 1006).length).to.be.at.least(2);
     const offsets = received.map((m) => m.offset);
-    expect(offsets).to.deep.equal(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(offsets).to.deep.equal(Array.from({ length: total }, (_, i) => i + 1));
     expect(new Set(received.map((m) => m.epoch)).size).to.equal(1);
-    expect(new Set(received.map((m) => (m.data as { n: number }).n)).size).to.equal(1000);
+    expect(new Set(received.map((m) => (m.data as { n: number }).n)).size).to.equal(total);
     await gw.close();
     await proxy.close();
   });
