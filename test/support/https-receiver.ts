@@ -1,6 +1,7 @@
 // A webhook receiver for tests: a real HTTPS server (node:https) with a certificate from the
 // suite's test CA (scripts/ensure-test-ca.sh), which keeps every request it gets and answers as
-// the test says. `respond` may be replaced between attempts (a receiver that recovers).
+// the test says. `respond` may be replaced between attempts (a receiver that recovers), and an
+// answer may be held until the test releases it (`hold`), for time limits without real waits.
 // `untrusted: true` serves a self-signed certificate instead, to see certificate failures.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -24,8 +25,13 @@ export interface ReceiverAnswer {
   status?: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** Waits this long after the whole request arrived before answering. */
+  /** Waits this long after the whole request arrived (and after `hold`, if any) before answering. */
   delayMs?: number;
+  /**
+   * Answers only once this settles: the test releases the answer when it chooses, with no real
+   * wait (a receiver that has not answered yet, for a time limit on a manual scheduler).
+   */
+  hold?: Promise<unknown>;
   /** Sends the head and part of the body, then never ends it (a stalled receiver). */
   endless?: boolean;
   /** Drops the connection instead of answering (as a keep-alive socket closed under a request). */
@@ -132,8 +138,12 @@ export async function startHttpsReceiver(opts: HttpsReceiverOptions = {}): Promi
           }
           res.end(answer.body);
         };
-        if (answer.delayMs) setTimeout(send, answer.delayMs);
-        else send();
+        const answerAfterDelay = () => {
+          if (answer.delayMs) setTimeout(send, answer.delayMs);
+          else send();
+        };
+        if (answer.hold) answer.hold.then(answerAfterDelay, answerAfterDelay);
+        else answerAfterDelay();
       });
     },
   );

@@ -1,8 +1,12 @@
 // Webhook attempts against a real HTTPS receiver whose certificate comes from the suite's test
 // CA (NODE_EXTRA_CA_CERTS, set by scripts/test.sh): what counts as an answer, the time limit,
-// certificates, the SSRF guard at attempt time, keep-alive and Retry-After. Timing tests keep
-// wide margins around the limit, since real sockets are involved.
+// certificates, the SSRF guard at attempt time, keep-alive and Retry-After. The time limit runs
+// on a ManualScheduler and the receiver holds its answer until the test releases it, so the
+// limit is checked exactly, on both sides of it, with no real wait and no margin.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { getDefaultAutoSelectFamily, setDefaultAutoSelectFamily } from 'node:net';
+import { ManualScheduler } from '@lattice/core/testing';
 import { expect } from 'chai';
 import { type HttpsReceiver, startHttpsReceiver } from '../../../../test/support/https-receiver.ts';
 import { createTargetGuard, type HostLookup, type TargetGuard } from './target-guard.ts';
@@ -10,6 +14,42 @@ import { type AttemptResult, createWebhookRequester, type WebhookRequester } fro
 
 const BODY = JSON.stringify({ type: 'email.delivered', data: { note: 'ünïcødé ✓' } });
 const SIGNED = { 'webhook-id': 'msg_1', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abc' };
+
+/** A promise the test settles by hand: a receiver's held answer. */
+function gate(): { promise: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { promise, release };
+}
+
+/** A post's result once it has one: undefined while the post is still pending. */
+function watch(post: Promise<AttemptResult>): { result: AttemptResult | undefined } {
+  const watched: { result: AttemptResult | undefined } = { result: undefined };
+  void post.then((r) => {
+    watched.result = r;
+  });
+  return watched;
+}
+
+/**
+ * Resolves with the status once this process's HTTP client has parsed the head of an answer to a
+ * request for `path`. Node publishes `http.client.response.finish` just before it emits
+ * 'response', so by the time the awaiting test goes on, the requester has seen the status.
+ */
+function answerHeadReceived(path: string): Promise<number> {
+  const channel = 'http.client.response.finish';
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+      if (request.path !== path) return;
+      unsubscribe(channel, onMessage);
+      resolve(response.statusCode ?? 0);
+    };
+    subscribe(channel, onMessage);
+  });
+}
 
 describe('webhook request (real HTTPS receiver)', function () {
   this.timeout(20_000);
@@ -79,22 +119,57 @@ describe('webhook request (real HTTPS receiver)', function () {
 
   it('gives up at the time limit, and takes an answer that comes in time', async () => {
     const timeoutMs = 300;
-    receiver.respond = () => ({ status: 200, delayMs: 600 });
-    const late = await requester(allowing, timeoutMs).post(receiver.url(), SIGNED, BODY);
-    failedWithout(late);
-    expect(late.error).to.equal('no answer within 300 ms');
-    expect(late.durationMs).to.be.within(290, 550);
 
-    receiver.respond = () => ({ status: 200, delayMs: 100 });
-    const inTime = await requester(allowing, timeoutMs).post(receiver.url(), SIGNED, BODY);
-    expect(inTime).to.include({ ok: true, responseStatus: 200 });
+    // No answer yet when the limit comes: still pending 1 ms before it, a failure at it.
+    const late = gate();
+    receiver.respond = () => ({ status: 200, hold: late.promise });
+    const lateScheduler = new ManualScheduler();
+    const latePost = watch(
+      requester(allowing, timeoutMs, { scheduler: lateScheduler }).post(receiver.url(), SIGNED, BODY),
+    );
+    await receiver.waitFor(1);
+    await lateScheduler.advanceAsync(timeoutMs - 1);
+    expect(latePost.result, 'settled before the limit').to.equal(undefined);
+    await lateScheduler.advanceAsync(1);
+    expect(latePost.result, 'still pending at the limit').to.not.equal(undefined);
+    failedWithout(latePost.result!);
+    expect(latePost.result!.error).to.equal('no answer within 300 ms');
+    expect(latePost.result!.durationMs).to.equal(timeoutMs);
+    late.release(); // the attempt has dropped the connection: this answer goes nowhere
+
+    // The answer comes 1 ms inside the limit: it counts, and the limit's timer is gone.
+    const inTime = gate();
+    receiver.respond = () => ({ status: 200, hold: inTime.promise });
+    const inTimeScheduler = new ManualScheduler();
+    const inTimePost = requester(allowing, timeoutMs, { scheduler: inTimeScheduler }).post(
+      receiver.url(),
+      SIGNED,
+      BODY,
+    );
+    await receiver.waitFor(2);
+    await inTimeScheduler.advanceAsync(timeoutMs - 1);
+    inTime.release();
+    const r = await inTimePost;
+    expect(r).to.include({ ok: true, responseStatus: 200, error: null });
+    expect(r.durationMs).to.equal(timeoutMs - 1);
+    expect(inTimeScheduler.pendingTimers()).to.equal(0);
   });
 
   it('does not wait beyond the limit for a body that never ends, keeping the status', async () => {
+    const timeoutMs = 400;
     receiver.respond = () => ({ status: 200, endless: true });
-    const r = await requester(allowing, 400).post(receiver.url(), SIGNED, BODY);
-    expect(r).to.include({ ok: true, responseStatus: 200 });
-    expect(r.durationMs).to.be.within(390, 900);
+    const scheduler = new ManualScheduler();
+    const headReceived = answerHeadReceived('/endless');
+    const post = watch(
+      requester(allowing, timeoutMs, { scheduler }).post(receiver.url('/endless'), SIGNED, BODY),
+    );
+    expect(await headReceived).to.equal(200);
+    await scheduler.advanceAsync(timeoutMs - 1);
+    expect(post.result, 'settled before the limit').to.equal(undefined);
+    await scheduler.advanceAsync(1);
+    expect(post.result, 'still pending at the limit').to.not.equal(undefined);
+    expect(post.result).to.include({ ok: true, responseStatus: 200, error: null });
+    expect(post.result!.durationMs).to.equal(timeoutMs);
   });
 
   it('keeps the status of an answer with a big body, reading only the cap', async () => {
