@@ -1,6 +1,7 @@
 // The `lattice` command run as a child process, as a user runs it: one-shot commands, and
 // `lattice start [ROLE]` waited for until it says it is ready, stopped with SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { testConfig } from '@lattice/core/testing';
@@ -39,12 +40,46 @@ export async function run(
   return { code, stdout, stderr };
 }
 
+/** Where freePort draws from: below the system's ephemeral range, above well-known services. */
+const FREE_PORTS_FROM = 20_000;
+const handedOut = new Set<number>();
+
+/** The first port the system hands out for `listen(0)` and outgoing connections. */
+function ephemeralRangeStart(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return Number(low) > 0 ? Number(low) : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A TCP port for a child process to listen on. A port the system picked for `listen(0)` and that
+ * was closed again can be handed to any outgoing connection of this process (to Kafka, Redis,
+ * PostgreSQL) before the child binds it. So the port comes from below the ephemeral range, where
+ * the system never picks one on its own, is free when checked, and is never handed out twice in
+ * one run.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  const end = ephemeralRangeStart();
+  const span = end - FREE_PORTS_FROM;
+  if (span < 1000) throw new Error(`freePort: the ephemeral range starts at ${end}, too low for test ports`);
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = FREE_PORTS_FROM + Math.floor(Math.random() * span);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`freePort: no free port between ${FREE_PORTS_FROM} and ${end}`);
 }
 
 /** Starts `lattice start [args]`, resolves with its output once `ready` is printed. */
