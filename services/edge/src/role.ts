@@ -1,6 +1,6 @@
 // The `edge` role, one per environment (`lattice start edge --env production`): the public edge
 // with the toolkits mounted. The one place where the edge's toolkits are put together.
-import type { Clock, Environment, Logger, Role, RoleHealth, RunningRole } from '@lattice/core';
+import type { Clock, Environment, Logger, Role, RoleHealth, RunningRole, Scheduler } from '@lattice/core';
 import type { PublicHandlers } from '@lattice/http';
 import type { MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
@@ -18,6 +18,8 @@ export interface EdgeShared {
   logger: Logger;
   registry: Registry;
   clock: Clock;
+  /** Runs the key snapshot's timers; default the system's (tests: a ManualScheduler). */
+  scheduler?: Scheduler;
   /** The process's connection of this name, opened on first use and closed by its owner. */
   redis(name: string): Redis;
   /** The realtime services, shared with management when both run in one process. */
@@ -57,6 +59,7 @@ export function edgeRole(environment: Environment): Role<EdgeSettings, EdgeShare
         registry: shared.registry,
         toolkits: toolkitsOf(shared),
         clock: shared.clock,
+        ...(shared.scheduler ? { scheduler: shared.scheduler } : {}),
       });
       return {
         ...edge,

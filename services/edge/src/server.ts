@@ -3,7 +3,15 @@
 // HTTP server on the port of config.publicUrls[environment]. Started through the edge role
 // (role.ts), which gives it its connections.
 import type { AddressInfo } from 'node:net';
-import { type Clock, type Environment, type LatticeConfig, type Logger, portOf } from '@lattice/core';
+import {
+  type Clock,
+  type Environment,
+  type LatticeConfig,
+  type Logger,
+  portOf,
+  type Scheduler,
+  systemScheduler,
+} from '@lattice/core';
 import { attachClientErrorHandler, type PublicHandlers } from '@lattice/http';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { keyChangesChannel } from '@lattice/redis';
@@ -69,6 +77,11 @@ export interface EdgeDeps {
   /** The toolkits' public handlers; routes none serves answer 501 after their checks. */
   toolkits: readonly PublicHandlers[];
   clock: Clock;
+  /**
+   * Runs the key snapshot's timers (periodic refresh, retry, notification debounce, max-age
+   * expiry). Default systemScheduler; tests drive the refresh with a ManualScheduler.
+   */
+  scheduler?: Scheduler;
 }
 
 export interface RunningEdge {
@@ -100,6 +113,7 @@ export async function startEdge(settings: EdgeSettings, deps: EdgeDeps): Promise
     logger,
     metrics,
     clock,
+    scheduler: deps.scheduler ?? systemScheduler,
   });
   const unwatch = metrics.watchSnapshot(() => {
     const s = snapshots.lastLoaded();

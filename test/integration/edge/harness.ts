@@ -10,6 +10,7 @@ import {
   createLogger,
   type Environment,
   type Logger,
+  type Scheduler,
   sleep,
 } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
@@ -75,7 +76,15 @@ export interface TestEdgeOptions {
   db?: Db;
   logger?: Logger;
   registry?: Registry;
+  /** Default: the scheduler when one is given, else the system clock. */
   clock?: Clock;
+  /**
+   * Runs the edge's key snapshot timers (periodic refresh, notification debounce, expiry);
+   * default the system's. With a ManualScheduler a periodic load starts exactly when the test
+   * advances it past the refresh period (see snapshotLoaded). Also the edge's clock unless `clock`
+   * is given.
+   */
+  scheduler?: Scheduler;
   /** Every connection the edge opens (a Redis that is down); default: the configured Redis. */
   redis?: Redis;
 }
@@ -163,6 +172,7 @@ export async function edgeSuite(): Promise<EdgeSuite> {
         registry: opts.registry ?? new Registry(),
         db: opts.db ?? db,
         ...(opts.clock ? { clock: opts.clock } : {}),
+        ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
       });
       shareds.push(shared);
       const down = opts.redis;
@@ -230,16 +240,20 @@ export function bearer(secret: string): Record<string, string> {
 }
 
 /**
- * Waits for a snapshot load that began after this call, so it saw every change committed before
- * it (one that was already running when called may have read the database too early). The edge
- * must run on the system clock: a snapshot is stamped with its load's start by the edge's clock.
+ * Waits until the edge has finished a snapshot load after `afterGeneration` (the generation read
+ * before the test made the load start: advancing a ManualScheduler past the refresh period, or a
+ * change notification's debounce). The load reads the database, so it ends in real time; the
+ * timeout only keeps a load that never comes from hanging the test, it bounds no behaviour.
  */
-export async function nextSnapshot(edge: RunningEdge, timeoutMs = 5000): Promise<void> {
-  const calledMs = Date.now();
-  const deadline = calledMs + timeoutMs;
-  while ((edge.snapshots.current()?.loadedAtMs ?? -1) < calledMs) {
-    if (Date.now() > deadline) throw new Error('no snapshot load in time');
-    await sleep(10);
+export async function snapshotLoaded(
+  edge: RunningEdge,
+  afterGeneration: number,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (edge.snapshots.generation() <= afterGeneration) {
+    if (Date.now() > deadline) throw new Error(`no snapshot load after generation ${afterGeneration}`);
+    await sleep(5);
   }
 }
 
