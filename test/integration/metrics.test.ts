@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { createLogger } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { metricNamesOf, observabilityQueries } from '@lattice/infra/observability';
-import { createKafka, partitionOfKey } from '@lattice/kafka';
+import { createKafka, PIPELINE_STAGES, partitionOfKey } from '@lattice/kafka';
 import { channelCommandKey } from '@lattice/realtime';
+import { connect, type MessagePush, type RealtimeClient } from '@lattice/realtime-client';
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
@@ -47,6 +48,7 @@ describe('metrics and request ids of a running platform', function () {
   let token: string;
   let domain: string;
   let publicKey: string;
+  let gatewayUrl: string;
   let receiver: HttpsReceiver;
   let db: Knex;
 
@@ -89,11 +91,12 @@ describe('metrics and request ids of a running platform', function () {
     const sinkPort = await freePort();
     edge = `http://127.0.0.1:${await freePort()}`;
     api = `http://127.0.0.1:${port}`;
+    gatewayUrl = `ws://127.0.0.1:${await freePort()}`;
     platform = await startPlatform({
       MANAGEMENT_PORT: String(port),
       PUBLIC_URL: edge,
       PUBLIC_DEV_URL: `http://127.0.0.1:${await freePort()}`,
-      GATEWAY_URL: `ws://127.0.0.1:${await freePort()}`,
+      GATEWAY_URL: gatewayUrl,
       GATEWAY_DEV_URL: `ws://127.0.0.1:${await freePort()}`,
       SMTP_SINK_PORT: String(sinkPort),
       SMTP_URL: `smtp://127.0.0.1:${sinkPort}`,
@@ -350,6 +353,74 @@ describe('metrics and request ids of a running platform', function () {
       missing,
       'metrics the alerts and the dashboard name but the platform does not export',
     ).to.deep.equal([]);
+  });
+
+  it('times every stage of a publish, an email and its webhook delivery on the stage histograms', async () => {
+    const counts = async () => {
+      const all = (await scrape()).samples;
+      return Object.fromEntries(
+        Object.entries(PIPELINE_STAGES).flatMap(([flow, stages]) =>
+          stages.map((stage) => {
+            const [count] = samplesOf(all, 'lattice_pipeline_stage_seconds_count', { flow, stage });
+            const [sum] = samplesOf(all, 'lattice_pipeline_stage_seconds_sum', { flow, stage });
+            return [`${flow} ${stage}`, { count: count?.value ?? -1, sum: sum?.value ?? -1 }];
+          }),
+        ),
+      );
+    };
+    const before = await counts();
+    expect(
+      Object.values(before).every((c) => c.count >= 0),
+      'every stage exported',
+    ).to.equal(true);
+
+    // A subscriber on the gateway, so the publication is pushed.
+    const channel = 'chat:stages';
+    const client: RealtimeClient = connect({
+      url: gatewayUrl,
+      getToken: async () => {
+        const issued = await edgeCall('/realtime/tokens/issue', {
+          subject: 'stages',
+          channels: [{ name: channel, ops: ['subscribe'] }],
+        });
+        return ((await issued.json()) as { token: string }).token;
+      },
+    });
+    try {
+      const pushed: MessagePush[] = [];
+      await client.subscribe(channel, { onMessage: (m) => pushed.push(m) });
+      expect((await edgeCall('/realtime/messages', { channel, data: { n: 1 } })).status).to.equal(202);
+      await waitUntil('the push', () => pushed.length === 1, 10_000);
+    } finally {
+      await client.close();
+    }
+    const deliveries = receiver.requests.length;
+    const sent = await edgeCall('/mail/emails', {
+      from: `hello@${domain}`,
+      to: 'stages@example.com',
+      subject: 'Stages',
+      text: 'hi',
+    });
+    expect(sent.status).to.equal(202);
+    await receiver.waitFor(deliveries + 1, 30_000);
+
+    const moved = (now: Awaited<ReturnType<typeof counts>>) =>
+      Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v.count - before[k]!.count]));
+    let after = await counts();
+    await waitUntil(
+      'every stage to count its record',
+      async () => {
+        after = await counts();
+        return Object.values(moved(after)).every((n) => n >= 1);
+      },
+      10_000,
+    );
+    // One message, one email and one webhook delivery: each stage counted exactly one record,
+    // and took some time, less than the whole test.
+    expect(moved(after)).to.deep.equal(Object.fromEntries(Object.keys(before).map((k) => [k, 1])));
+    for (const [stage, { sum }] of Object.entries(after)) {
+      expect(sum - before[stage]!.sum, stage).to.be.within(0, 30);
+    }
   });
 
   it('shows the lag of a partition growing while its channel actor is held up, and falling to 0 after', async () => {

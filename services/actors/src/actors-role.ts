@@ -34,6 +34,8 @@ export interface ActorKindRegistration<C> {
    * commitIntervalMs): only for kinds whose replays are harmless.
    */
   commitIntervalMs?: number;
+  /** The flow whose `produced_fetched` stage the host observes for this topic (actor host's stageFlow). */
+  stageFlow?: 'realtime' | 'mail';
 }
 
 /** The topic settings the hosts and the catalog topics are made with. */
@@ -125,6 +127,7 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       heartbeatIntervalMs: Math.max(1_000, Math.floor(settings.sessionTimeoutMs / 10)),
       ...(reg.onAssignment ? { onAssignment: reg.onAssignment } : {}),
       ...(reg.commitIntervalMs === undefined ? {} : { commitIntervalMs: reg.commitIntervalMs }),
+      ...(reg.stageFlow ? { stageFlow: reg.stageFlow } : {}),
     });
     await host.start();
     hosts.push(host);

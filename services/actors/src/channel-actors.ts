@@ -12,6 +12,7 @@ import {
 } from '@lattice/realtime';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
+import type { Registry } from 'prom-client';
 import type { ActorKindRegistration } from './actors-role.ts';
 import type { PeriodicJob } from './periodic-jobs.ts';
 
@@ -25,6 +26,8 @@ export interface ChannelActorRegistrationDeps {
   clock?: Clock;
   /** Waits between fan-out attempts. Default systemScheduler. */
   scheduler?: Scheduler;
+  /** Where the realtime stage histograms go (docs/architecture.md "Where the time goes"). */
+  registry?: Registry;
 }
 
 export function channelCommandCodec() {
@@ -37,6 +40,7 @@ export function channelActorRegistration(
   return {
     topic: TOPIC_CATALOG.channelCommands.name,
     codec: channelCommandCodec(),
+    stageFlow: 'realtime',
     kind: createChannelActorKind({
       db: deps.db,
       redis: deps.redis,
@@ -45,6 +49,7 @@ export function channelActorRegistration(
       ...(deps.clock ? { clock: deps.clock } : {}),
       scheduler: deps.scheduler ?? systemScheduler,
       keyPrefix: deps.redisKeyPrefix,
+      ...(deps.registry ? { registry: deps.registry } : {}),
     }),
   };
 }

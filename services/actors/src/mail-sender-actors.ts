@@ -15,6 +15,7 @@ import {
   mailEventCodec,
   mailOutboundCodec,
   mailSenderActorKind,
+  mailStages,
   purgeExpiredKeys,
   type SigningKeys,
   senderMetrics,
@@ -84,6 +85,7 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
     clock,
     scheduler: deps.scheduler ?? systemScheduler,
     logger,
+    stages: mailStages(deps.registry),
   });
   let sweeps: ReturnType<typeof createSenderSweeps> | undefined;
   const sweepsOf = (producer: Parameters<typeof createSenderSweeps>[0]['producer'], prefix: string) =>
@@ -99,7 +101,12 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
       ...(deps.productIds ? { productIds: deps.productIds } : {}),
     }));
   return {
-    registration: { topic: TOPIC_CATALOG.mailOutbound.name, codec: mailOutboundCodec(), kind },
+    registration: {
+      topic: TOPIC_CATALOG.mailOutbound.name,
+      codec: mailOutboundCodec(),
+      kind,
+      stageFlow: 'mail',
+    },
     events,
     jobs: [
       {

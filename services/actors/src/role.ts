@@ -150,6 +150,7 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
           logger,
           redisKeyPrefix: settings.redisKeyPrefix,
           clock,
+          registry: shared.registry,
         }),
         emailStateRegistration({ db, logger, registry: shared.registry }),
         sender.registration,

@@ -33,6 +33,7 @@ import {
   webhookDeliveryCodec,
   webhookEndpointActorKind,
   webhookFanoutActorKind,
+  webhookStages,
 } from '@lattice/mail';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
@@ -94,6 +95,7 @@ export function webhookDelivery(
     scheduler,
     logger,
     metrics,
+    stages: webhookStages(deps.registry),
   });
   const wakeRecords: WebhookWakePublisher = createWebhookWakePublisher({
     producer: () => createRecordProducer(deps.kafka, { placement: deps.placement, logger }),

@@ -26,6 +26,7 @@ import {
   type RealtimeHttpSettings,
   realtimeHttpMetrics,
   realtimeHttpSettingsOf,
+  realtimeStages,
   startRealtimeHttpRuntime,
 } from '@lattice/realtime';
 import { closeRedis, createRedis, createRedisPartitionPlanStore } from '@lattice/redis';
@@ -43,7 +44,7 @@ export interface RoleSharedOptions {
   db: Db;
   /** Default: the system clock (the scheduler when one is given). */
   clock?: Clock;
-  /** The gateways' timers; default the system's (tests: a ManualScheduler). */
+  /** The gateways' and the edges' timers; default the system's (tests: a ManualScheduler). */
   scheduler?: Scheduler;
   /** Default: a client of config.kafkaBrokers per name (tests: a Kafka that is not there). */
   kafka?: (name: string) => Kafka;
@@ -116,6 +117,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
             store: createFilesystemPayloadStore({ dir: join(config.dataDir, 'payloads') }),
           }),
         metrics: realtimeHttpMetrics(registry),
+        stages: realtimeStages(registry),
         clock,
       },
     );

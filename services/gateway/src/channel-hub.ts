@@ -2,8 +2,9 @@
 // subscribers, shared by them and dropped with the last one (DESIGN.md "Scaling"), and one
 // pattern subscription for the presence results of this gateway's connections. Each fan-out text
 // is decoded once and its push frame built once, however many local connections receive it.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '@lattice/core';
-import type { ChannelId } from '@lattice/realtime';
+import type { ChannelId, RealtimeStages } from '@lattice/realtime';
 import {
   decodeFanOutMessage,
   decodePresenceResult,
@@ -66,6 +67,11 @@ export interface ChannelHubOptions {
   connectionIdPrefix: string;
   onPresenceResult(result: PresenceResult): void;
   logger: Logger;
+  /**
+   * Observes `received_pushed` (from Redis to the subscribers' sockets) and `accepted_pushed`
+   * (from the publish request, by its published_at) once per publication this gateway pushed.
+   */
+  stages?: RealtimeStages;
 }
 
 const PUBLICATION_HEAD = '{"type":"publication",';
@@ -104,6 +110,7 @@ export function pushFrameOf(text: string, m: FanOutMessage): string {
 export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
   const { subscriber, keyPrefix } = opts;
   const log = opts.logger.child({ component: 'gateway-hub' });
+  const { stages } = opts;
   const listeners = new Map<string, Set<HubListener>>();
   /** The SUBSCRIBE in flight or done per Redis channel. */
   const subscribed = new Map<string, Promise<unknown>>();
@@ -113,6 +120,7 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
   subscriber.on('message', (redisChannel: string, text: string) => {
     const set = listeners.get(redisChannel);
     if (!set || set.size === 0) return;
+    const receivedAt = performance.now();
     const message = decodeFanOutMessage(text);
     if (message === null) {
       log.warn({ redisChannel }, 'dropped a fan-out text that is not a fan-out message');
@@ -132,6 +140,10 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
       },
     };
     for (const listener of [...set]) listener(hubMessage);
+    if (stages && message.type === 'publication') {
+      stages.observe('received_pushed', performance.now() - receivedAt);
+      stages.observe('accepted_pushed', Date.now() - message.entry.publishedAtMs);
+    }
   });
   subscriber.on('pmessage', (_pattern: string, _channel: string, text: string) => {
     const result = decodePresenceResult(text);

@@ -12,7 +12,7 @@ import {
   type Scheduler,
   type Timer,
 } from '@lattice/core';
-import type { ChannelCommandPublisher, RealtimeHttp } from '@lattice/realtime';
+import { type ChannelCommandPublisher, type RealtimeHttp, realtimeStages } from '@lattice/realtime';
 import { CLOSE_CODES } from '@lattice/realtime-protocol';
 import { fanOutChannel } from '@lattice/redis';
 import type { Redis } from 'ioredis';
@@ -95,6 +95,7 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     connectionIdPrefix: `${gatewayId}.`,
     onPresenceResult: (r) => presence.resolve(r),
     logger,
+    stages: realtimeStages(deps.registry),
   });
   hub.onResync(() => {
     for (const c of connections) c.resync();

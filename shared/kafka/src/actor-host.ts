@@ -47,6 +47,7 @@ import type { Codec } from './codec.ts';
 import { createConsumerLagReader } from './consumer-lag.ts';
 import { type DeadLetter, type DeadLetterSink, sendDeadLetter } from './dead-letters.ts';
 import { requestIdOf } from './record-headers.ts';
+import { type StageTimer, stageTimer } from './stage-metrics.ts';
 
 export interface ActorHostOptions<C> {
   kafka: Kafka;
@@ -80,6 +81,11 @@ export interface ActorHostOptions<C> {
    * than the records: a crash or a rebalance then replays up to this much more.
    */
   commitIntervalMs?: number;
+  /**
+   * The flow whose `produced_fetched` stage this topic's records end (docs/architecture.md
+   * "Where the time goes"): the record's Kafka timestamp to its batch's fetch. None: not observed.
+   */
+  stageFlow?: 'realtime' | 'mail';
 }
 
 export interface ActorHost {
@@ -103,6 +109,9 @@ function requestIdsOf(records: readonly { requestId?: string | undefined }[]): s
 export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   const log = opts.logger.child({ component: 'actor-host', topic: opts.topic, group: opts.groupId });
   const metrics: ActorHostMetrics = actorHostMetrics(opts.registry);
+  const stages: StageTimer<'realtime' | 'mail'> | null = opts.stageFlow
+    ? stageTimer(opts.registry, opts.stageFlow)
+    : null;
   const keyConcurrency = opts.keyConcurrency ?? 16;
   const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 3_000;
   const retry = opts.retry ?? { initialMs: 100, maxMs: 10_000, jitterRatio: 0.2 };
@@ -361,6 +370,7 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     const { batch } = payload;
     if (batch.messages.length === 0) return;
     const startedAt = performance.now();
+    const fetchedAtMs = scheduler.nowMs();
     const batchGeneration = actors.currentGeneration();
     const partition = batch.partition;
     const labels = { group, topic: batch.topic, partition: String(partition) };
@@ -411,8 +421,10 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
           key,
           value,
           timestampMs: Number(m.timestamp),
+          fetchedAtMs,
           requestId: requestIdOf(m),
         };
+        stages?.observe('produced_fetched', fetchedAtMs - record.timestampMs);
         const list = byKey.get(key);
         if (list) list.push(record);
         else byKey.set(key, [record]);

@@ -7,7 +7,10 @@ export interface ActorRecord<C> {
   offset: bigint;
   key: string;
   value: C;
+  /** The record's Kafka timestamp: when its producer sent it. */
   timestampMs: number;
+  /** When the host fetched the record's batch (the host's clock); for the stage metrics. */
+  fetchedAtMs?: number;
   /**
    * The HTTP request the record was produced for (its `lattice-request-id` header), for log
    * lines and for the records an actor produces in turn.

@@ -21,4 +21,6 @@ export type { OutgoingRecord, RecordProducer, RecordProducerOptions } from './pr
 export { createRecordProducer } from './producer.ts';
 export { REQUEST_ID_HEADER } from './record-headers.ts';
 export { stopIdleRequestQueuePolling } from './request-queue-fix.ts';
+export type { PipelineFlow, PipelineStage, StageTimer } from './stage-metrics.ts';
+export { NO_STAGE_TIMER, PIPELINE_STAGE_METRIC, PIPELINE_STAGES, stageTimer } from './stage-metrics.ts';
 export { ensureTopics, TOPIC_CATALOG, topicName } from './topics.ts';

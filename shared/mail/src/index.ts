@@ -87,6 +87,8 @@ export { mailHttpSettingsOf, startMailHttpRuntime } from './http/mail-http-runti
 export type { InboundReceiverDeps, RunningInboundReceiver } from './inbound/inbound-receiver.ts';
 export { startInboundReceiver } from './inbound/inbound-receiver.ts';
 export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
+export type { MailStages, WebhookStages } from './mail-stages.ts';
+export { mailStages, webhookStages } from './mail-stages.ts';
 export {
   emailIdFromMessageId,
   emailIdFromVerp,

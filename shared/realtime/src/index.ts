@@ -31,6 +31,8 @@ export type { PresenceReader } from './presence/presence-reader.ts';
 export { createPresenceReader } from './presence/presence-reader.ts';
 export type { PresenceSweep } from './presence/presence-sweep.ts';
 export { createPresenceSweep } from './presence/presence-sweep.ts';
+export type { RealtimeStages } from './realtime-stages.ts';
+export { realtimeStages } from './realtime-stages.ts';
 export type { RealtimeClaims } from './realtime-token.ts';
 export { verifyRealtimeToken } from './realtime-token.ts';
 export type { PostgresSigningKeyStoreOptions, SigningKeyStore } from './signing-key-store.ts';

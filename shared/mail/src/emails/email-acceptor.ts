@@ -10,7 +10,9 @@
 //     withdraws the row and the claim: 503
 // A crash between 6's commit and its produce leaves a queued row without its record: the orphan
 // sweep (sender jobs) produces it, so an accepted email is never left queued for good.
+
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { ApiError, type Clock, type Environment, errorMessage, type Logger } from '@lattice/core';
 import { HTTP_ERRORS, idempotencyKeyProblem } from '@lattice/http';
 import type { GroupCommitPublisher } from '@lattice/kafka';
@@ -23,6 +25,7 @@ import {
 import type { Db } from '@lattice/store';
 import { type MailEventPublisher, mailEventKey } from '../events/mail-event.ts';
 import { MAIL_ERRORS } from '../mail-errors.ts';
+import type { MailStages } from '../mail-stages.ts';
 import { messageIdFor } from '../return-path.ts';
 import type { SuppressionStore } from '../suppression/suppression-store.ts';
 import { derivedEventId, type MailOutboundRecord } from './outbound-record.ts';
@@ -58,6 +61,8 @@ export interface EmailAcceptorDeps {
   events: MailEventPublisher;
   clock: Clock;
   logger: Logger;
+  /** Observes `accepted_produced`: from the call to Kafka's acknowledgement of the record. */
+  stages?: MailStages;
 }
 
 export interface SendInput {
@@ -131,6 +136,7 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
 
   return {
     async send(input) {
+      const acceptedAt = performance.now();
       const { productId } = input;
       if (input.idempotencyKey !== undefined) {
         const problem = idempotencyKeyProblem(input.idempotencyKey);
@@ -227,6 +233,7 @@ export function createEmailAcceptor(deps: EmailAcceptorDeps): EmailAcceptor {
             { email_id: id, product_id: productId, attempt: 1, accepted_at_ms: nowMs },
             input.requestId,
           );
+          deps.stages?.observe('accepted_produced', performance.now() - acceptedAt);
         }
       } catch (err) {
         log.warn({ err: errorMessage(err), emailId: id }, 'queueing an accepted email failed');

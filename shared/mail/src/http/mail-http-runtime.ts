@@ -26,6 +26,7 @@ import { readEmail } from '../emails/email-reader.ts';
 import { type MailOutboundRecord, mailOutboundCodec } from '../emails/outbound-record.ts';
 import { createMailEventPublisher, type MailEventPublisher } from '../events/mail-event.ts';
 import { MAIL_ERRORS } from '../mail-errors.ts';
+import { mailStages } from '../mail-stages.ts';
 import { createPostgresSuppressionStore } from '../suppression/suppression-store.postgres.ts';
 import type { SuppressionStore } from '../suppression/suppression-store.ts';
 import { createTrackingHandlers } from '../tracking/tracking-handlers.ts';
@@ -125,6 +126,7 @@ export function startMailHttpRuntime(settings: MailHttpSettings, deps: MailHttpR
     events,
     clock,
     logger,
+    stages: mailStages(deps.registry),
   });
   // Opens and clicks answer a recipient's mail client, which must not wait the send path's 10 s
   // for Kafka: their events get a second of it, then the pixel or redirect goes out and the

@@ -25,6 +25,7 @@ import type { Actor, ActorKind, ActorRecord } from '@lattice/kafka';
 import { isDataError } from '@lattice/store';
 import type { MailOutboundRecord } from '../emails/outbound-record.ts';
 import type { MailEventPublisher } from '../events/mail-event.ts';
+import type { MailStages } from '../mail-stages.ts';
 import { type MessageBuilder, UnsendableError } from './message-builder.ts';
 import {
   type AttemptContext,
@@ -52,6 +53,8 @@ export interface SenderActorDeps {
   /** Waits between tries of storing a result. */
   scheduler: Scheduler;
   logger: Logger;
+  /** Observes `fetched_sent` and `accepted_sent` of first attempts (docs/architecture.md "Where the time goes"). */
+  stages?: MailStages;
 }
 
 function resultLabel(result: AttemptResult): string {
@@ -143,7 +146,16 @@ export function mailSenderActorKind(deps: SenderActorDeps): ActorKind<MailOutbou
     let result: AttemptResult;
     if (started.suppressed) result = suppressedAtSend(ctx);
     else if (refusal !== null || message === null) result = unsendable(ctx, refusal ?? 'not composed');
-    else result = attemptResult({ ...ctx, nowMs: deps.clock.nowMs() }, await deps.transport.send(message));
+    else {
+      const answer = await deps.transport.send(message);
+      const sentAtMs = deps.clock.nowMs();
+      if (n === 1 && deps.stages) {
+        if (record.fetchedAtMs !== undefined)
+          deps.stages.observe('fetched_sent', sentAtMs - record.fetchedAtMs);
+        deps.stages.observe('accepted_sent', sentAtMs - record.value.accepted_at_ms);
+      }
+      result = attemptResult({ ...ctx, nowMs: sentAtMs }, answer);
+    }
 
     if (!(await store(email, started.fence, result, record))) {
       // Taken over while the smart host answered: the new owner decides what happens next.

@@ -15,6 +15,7 @@ import {
   type SecretKeyring,
   type Timer,
 } from '@lattice/core';
+import type { WebhookStages } from '../mail-stages.ts';
 import { type AttemptAnswer, decideAfterAttempt, type RetrySchedule } from './delivery-logic.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { DeliveryStore, EndpointForAttempt, PendingDelivery } from './delivery-store.ts';
@@ -41,6 +42,8 @@ export interface EndpointWorkersDeps {
   random?: () => number;
   /** Wait before a loop whose database read failed is tried again. Default 1 000. */
   storeRetryMs?: number;
+  /** Observes `event_attempted` of first attempts (docs/architecture.md "Where the time goes"). */
+  stages?: WebhookStages;
 }
 
 export interface EndpointWorkers {
@@ -203,7 +206,11 @@ export function createEndpointWorkers(deps: EndpointWorkersDeps): EndpointWorker
     let answer: AttemptAnswer;
     try {
       const key = secretKeyOf(endpoint.secretSealed);
-      const signed = signWebhook(key, delivery.id, scheduler.nowMs() / 1000, delivery.payload);
+      const sentAtMs = scheduler.nowMs();
+      const signed = signWebhook(key, delivery.id, sentAtMs / 1000, delivery.payload);
+      // A first attempt is due from the moment its event's fan-out stored the delivery.
+      if (delivery.attempts === 0)
+        deps.stages?.observe('event_attempted', sentAtMs - delivery.nextAttemptAtMs);
       answer = await deps.poster.post(endpoint.url, { ...signed }, delivery.payload);
     } catch (err) {
       // A secret the keyring cannot open (a removed kid), or a bug in the poster: an attempt

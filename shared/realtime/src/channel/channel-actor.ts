@@ -15,13 +15,21 @@ import {
   systemScheduler,
   TerminalError,
 } from '@lattice/core';
-import type { Actor, ActorKind, ActorRecord, AppliedPosition } from '@lattice/kafka';
+import {
+  type Actor,
+  type ActorKind,
+  type ActorRecord,
+  type AppliedPosition,
+  NO_STAGE_TIMER,
+} from '@lattice/kafka';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
+import type { Registry } from 'prom-client';
 import { createRedisFanOut } from '../fanout/fanout.redis.ts';
 import type { FanOut, FanOutMessage, PresenceResult } from '../fanout/fanout.ts';
 import { channelNameProblem, namespaceOf } from '../names.ts';
 import type { NamespaceRepository } from '../namespace-repository.ts';
+import { type RealtimeStages, realtimeStages } from '../realtime-stages.ts';
 import { type ChannelCommandRecord, channelIdOf, toChannelCommand } from './channel-command.ts';
 import type { ChannelEntry } from './channel-entry.ts';
 import { type ChannelId, parseChannelCommandKey, sameChannel } from './channel-id.ts';
@@ -47,6 +55,8 @@ export interface ChannelActorDeps {
   /** Fan-out attempts after a commit before the delivery is dropped (gateways recover by offset). */
   fanOutAttempts?: number;
   fanOutBackoff?: BackoffOptions;
+  /** Observes `fetched_applied` and `applied_fanned_out` (docs/architecture.md "Where the time goes"). */
+  stages?: RealtimeStages;
 }
 
 export function randomEpoch(): string {
@@ -68,6 +78,7 @@ export function channelActorKind(deps: ChannelActorDeps): ActorKind<ChannelComma
   const attempts = deps.fanOutAttempts ?? 5;
   const backoff = deps.fanOutBackoff ?? { initialMs: 100, maxMs: 2_000, jitterRatio: 0.2 };
   const log = deps.logger.child({ component: 'channel-actor' });
+  const stages: RealtimeStages = deps.stages ?? NO_STAGE_TIMER;
 
   async function deliver(id: ChannelId, messages: FanOutMessage[], results: PresenceResult[]): Promise<void> {
     if (messages.length === 0 && results.length === 0) return;
@@ -172,7 +183,12 @@ export function channelActorKind(deps: ChannelActorDeps): ActorKind<ChannelComma
           }
           state = next;
           applied = position;
+          const appliedAtMs = scheduler.nowMs();
+          for (const r of records) {
+            if (r.fetchedAtMs !== undefined) stages.observe('fetched_applied', appliedAtMs - r.fetchedAtMs);
+          }
           await deliver(id, messages, results);
+          stages.observeMany('applied_fanned_out', scheduler.nowMs() - appliedAtMs, messages.length);
         },
       };
     },
@@ -191,6 +207,8 @@ export interface CreateChannelActorKindOptions {
   /** `config.redisKeyPrefix`. */
   keyPrefix: string;
   policyCacheTtlMs?: number;
+  /** Where the stage histograms go (docs/architecture.md "Where the time goes"); none: not observed. */
+  registry?: Registry;
 }
 
 /** The channel actor kind on PostgreSQL and Redis pub/sub. */
@@ -208,5 +226,6 @@ export function createChannelActorKind(opts: CreateChannelActorKindOptions): Act
     logger: opts.logger,
     clock,
     scheduler,
+    ...(opts.registry ? { stages: realtimeStages(opts.registry) } : {}),
   });
 }

@@ -11,8 +11,10 @@
 //   5 the product's publish quota (429 with Retry-After and RateLimit headers)
 //   6 data over the inline cap is stored, and the command carries its `ref`
 //   7 the Publish command is produced (acks=all); failure or timeout → 503
+import { performance } from 'node:perf_hooks';
 import { ApiError, type Clock, type Environment, type Logger, newId, systemClock } from '@lattice/core';
 import { HTTP_ERRORS } from '@lattice/http';
+import { NO_STAGE_TIMER, type StageTimer } from '@lattice/kafka';
 import { rateLimitHeaders } from '@lattice/redis';
 import { publishCommandRecord } from '../channel/channel-command.ts';
 import type { ChannelId } from '../channel/channel-id.ts';
@@ -88,13 +90,17 @@ export interface MessagePublisherDeps {
   commands: ChannelCommandPublisher;
   logger: Logger;
   clock?: Clock;
+  /** Observes `accepted_produced`: from the call to Kafka's acknowledgement (docs/architecture.md "Where the time goes"). */
+  stages?: StageTimer<'realtime'>;
 }
 
 export function createMessagePublisher(deps: MessagePublisherDeps): MessagePublisher {
   const clock = deps.clock ?? systemClock;
   const log = deps.logger.child({ component: 'realtime-publish' });
+  const stages: StageTimer<'realtime'> = deps.stages ?? NO_STAGE_TIMER;
   return {
     async publish({ productId, environment, body, idempotencyKey, publisher, requestId }) {
+      const acceptedAt = performance.now();
       const request = validPublish(body, idempotencyKey);
 
       const namespace = namespaceOf(request.channel);
@@ -168,6 +174,7 @@ export function createMessagePublisher(deps: MessagePublisherDeps): MessagePubli
           log.warn({ err, productId, channel: request.channel }, 'a publish was not acknowledged by Kafka');
           throw REALTIME_ERRORS.publishUnavailable();
         }
+        stages.observe('accepted_produced', performance.now() - acceptedAt);
         await owner?.complete().catch((err: unknown) => {
           // Published; only a later duplicate could now publish again, under the same id.
           log.warn({ err }, 'could not record a completed Idempotency-Key');

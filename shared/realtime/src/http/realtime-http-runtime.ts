@@ -7,6 +7,7 @@ import {
   createRecordProducer,
   loadCodec,
   type PartitionPlacement,
+  type StageTimer,
   TOPIC_CATALOG,
   topicName,
 } from '@lattice/kafka';
@@ -63,6 +64,8 @@ export interface RealtimeHttpRuntimeDeps {
   /** Which products may publish data over the inline cap, and where it is kept. */
   payloads: PayloadStoreRegistry;
   metrics: PublishQuotaMetrics;
+  /** Observes each publish's `accepted_produced` stage (docs/architecture.md "Where the time goes"). */
+  stages?: StageTimer<'realtime'>;
   clock: Clock;
 }
 
@@ -102,6 +105,7 @@ export function startRealtimeHttpRuntime(
       payloads: deps.payloads,
       quota: settings.quota,
       metrics: deps.metrics,
+      ...(deps.stages ? { stages: deps.stages } : {}),
     },
   });
   return { http, commands, close: () => commands.close() };

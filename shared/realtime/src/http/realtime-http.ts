@@ -1,6 +1,7 @@
 // The realtime services both HTTP surfaces share (the public edge's realtime toolkit and the
 // management API's realtime routes), composed from their dependencies.
 import type { Clock, Environment, Logger, SecretKeyring } from '@lattice/core';
+import type { StageTimer } from '@lattice/kafka';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { createNamespacePolicyCache, type NamespacePolicyLookup } from '../channel/policy-cache.ts';
@@ -33,6 +34,8 @@ export interface RealtimePublishingDeps {
   quotaRedisTimeoutMs: number;
   /** Counts the quota's local answers and the publishes beyond its soft budget. */
   metrics: PublishQuotaMetrics;
+  /** Observes each publish's `accepted_produced` stage. */
+  stages?: StageTimer<'realtime'>;
 }
 
 export interface RealtimeHttpDeps {
@@ -81,6 +84,7 @@ export function createRealtimeHttp(deps: RealtimeHttpDeps): RealtimeHttp {
       commands: p.commands,
       logger: deps.logger,
       clock: deps.clock,
+      ...(p.stages ? { stages: p.stages } : {}),
     });
   return composeRealtimeHttp(deps, publisher, p.quota);
 }
