@@ -71,7 +71,8 @@ describe('createFallbackRateLimiter', () => {
     state.mode = 'hang';
     const started = Date.now();
     expect(await limiter.consume('ip')).to.deep.include({ allowed: true, count: 1 });
-    expect(Date.now() - started).to.be.lessThan(1_000);
+    // Far from the 20 ms limit, and below the test timeout a primary waited for would hit.
+    expect(Date.now() - started).to.be.lessThan(3_000);
     expect(fallbacks).to.have.length(1);
     expect(logs.at(LEVEL.warn)[0]).to.deep.include({ reason: 'no answer within 20 ms' });
   });

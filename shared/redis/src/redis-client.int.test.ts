@@ -38,7 +38,8 @@ describe('createRedis (Redis)', () => {
         error = err;
       });
       expect(error).to.be.instanceOf(Error);
-      expect(Date.now() - started).to.be.lessThan(2_000);
+      // A bound only a broken client misses (one that queues the command until a reconnect).
+      expect(Date.now() - started).to.be.lessThan(5_000);
       await until(() => attempts >= 4);
       const errors = logs.at(LEVEL.error);
       expect(errors).to.have.length(1);
@@ -51,7 +52,7 @@ describe('createRedis (Redis)', () => {
     } finally {
       const closing = Date.now();
       await closeRedis(redis);
-      expect(Date.now() - closing).to.be.lessThan(500);
+      expect(Date.now() - closing, 'closing does not wait for a reconnect').to.be.lessThan(3_000);
     }
   });
 
