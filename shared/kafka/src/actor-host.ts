@@ -7,8 +7,9 @@
 // - an actor is rehydrated from durable state before its first record after every group join,
 //   so a partition that moved away and back never runs on a stale in-memory actor;
 // - the Kafka offset is committed only after every record of the batch is durably applied or
-//   dead-lettered (at once, or with `commitIntervalMs` within that time together with later
-//   batches'); a replay (crash, rebalance) is skipped by the actor's persisted position;
+//   dead-lettered, by a commit that runs beside the next batches instead of before them (one
+//   request at a time, carrying the newest offset of every partition; with `commitIntervalMs`,
+//   at most that often); a replay (crash, rebalance) is skipped by the actor's persisted position;
 // - while a batch is in flight the member keeps heartbeating, so a long retry never costs it
 //   the partition behind its back (which would make a second writer); a batch whose partition
 //   was revoked stops taking work and is left to the next owner;
@@ -75,10 +76,11 @@ export interface ActorHostOptions<C> {
   onAssignment?: (partitions: number[]) => void;
   /**
    * Longest an applied batch's offset waits to be committed together with later ones. 0 (the
-   * default): each batch's offset is committed as soon as it is applied. For kinds whose replays
-   * are harmless (skipped by the actor's applied position, or idempotent), where at a low rate one
-   * commit per record (a request to the group coordinator and an append to its log each) costs more
-   * than the records: a crash or a rebalance then replays up to this much more.
+   * default): as soon as it is applied, by the next commit request (one is in flight at a time;
+   * the next batch does not wait for it). For kinds whose replays are harmless (skipped by the
+   * actor's applied position, or idempotent), where at a low rate one commit per record (a request
+   * to the group coordinator and an append to its log each) costs more than the records: a crash
+   * or a rebalance then replays up to this much more.
    */
   commitIntervalMs?: number;
   /**
@@ -150,8 +152,8 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
   });
   let unwatchLag: (() => void) | null = null;
 
-  // Deferred commits (commitIntervalMs): per partition, the next offset to commit, applied but not
-  // yet committed; written together by one commit at most every commitIntervalMs.
+  // Commits: per partition, the next offset to commit, applied but not yet committed; written
+  // together by one commit request at a time (and at most every commitIntervalMs when set).
   const commitIntervalMs = opts.commitIntervalMs ?? 0;
   const deferred = new Map<number, string>();
   let lastCommitAtMs = 0;
@@ -167,9 +169,11 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
     const offsets = [...deferred].map(([partition, offset]) => ({ topic: opts.topic, partition, offset }));
     deferred.clear();
     lastCommitAtMs = scheduler.nowMs();
+    let failed = false;
     committing = consumer
       .commitOffsets(offsets)
       .catch((err: unknown) => {
+        failed = true;
         // A rebalance under way or the coordinator moving: keep what no later batch replaced and
         // this member still owns; the next commit carries it (a record never committed is only
         // replayed, which this kind skips).
@@ -184,14 +188,19 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       })
       .finally(() => {
         committing = null;
-        if (deferred.size > 0) scheduleCommit();
+        if (deferred.size === 0) return;
+        // Offsets applied while this request was out go next: at once, unless it failed (then
+        // after the first retry delay, so a coordinator that refuses fast is not hammered).
+        if (failed) scheduleCommit(retry.initialMs);
+        else if (commitIntervalMs === 0) void commitDeferred();
+        else scheduleCommit();
       });
     return committing;
   }
 
-  function scheduleCommit(): void {
+  function scheduleCommit(minDelayMs = 0): void {
     if (commitTimer !== undefined || committing) return;
-    const waitMs = Math.max(0, lastCommitAtMs + commitIntervalMs - scheduler.nowMs());
+    const waitMs = Math.max(minDelayMs, lastCommitAtMs + commitIntervalMs - scheduler.nowMs());
     commitTimer = scheduler.setTimeout(
       () => {
         commitTimer = undefined;
@@ -445,27 +454,20 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
         if (rebalanceError !== undefined) throw rebalanceError;
         return;
       }
-      // Every record is applied or dead-lettered: commit, even with a rebalance pending (the
-      // group still accepts this generation's commits), so the next owner does not replay it.
+      // Every record is applied or dead-lettered: its offset may be committed. The commit runs
+      // beside the next batches, never before them (docs/architecture.md "The partition actor
+      // host"): one commit request at a time carries the newest offset of every partition.
       const last = batch.lastOffset();
       payload.resolveOffset(last);
-      if (commitIntervalMs > 0 && rebalanceError === undefined) {
-        deferred.set(partition, (BigInt(last) + 1n).toString());
-        scheduleCommit();
-        metrics.batchSeconds.observe(hostLabels, (performance.now() - startedAt) / 1000);
-        return;
+      deferred.set(partition, (BigInt(last) + 1n).toString());
+      if (rebalanceError !== undefined) {
+        // Committed now, while the group still takes this generation's commits, so the next
+        // owner does not replay it (a refusal only costs that replay, which it skips).
+        await commitDeferred();
+        throw rebalanceError;
       }
-      try {
-        await payload.commitOffsetsIfNecessary({
-          topics: [
-            { topic: batch.topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] },
-          ],
-        });
-      } catch (err) {
-        if (rebalanceError === undefined) throw err;
-        log.info({ err, partition }, 'commit refused during rebalance; the next owner skips the replay');
-      }
-      if (rebalanceError !== undefined) throw rebalanceError;
+      if (commitIntervalMs === 0 && !committing) void commitDeferred();
+      else scheduleCommit();
       metrics.batchSeconds.observe(hostLabels, (performance.now() - startedAt) / 1000);
     } finally {
       scheduler.clearTimer(pump);
