@@ -1,6 +1,6 @@
 // What the benchmarks read of the machine around a measurement (Linux /proc): its busy and total
-// CPU time, the infrastructure's processes' CPU time, and a wait for a quiet machine before a
-// round (another session's tests take the same cores).
+// CPU time, one process's and the infrastructure's processes' CPU time, and a wait for a quiet
+// machine before a round (another session's tests take the same cores).
 import { readdirSync, readFileSync } from 'node:fs';
 import { sleep } from '@lattice/core';
 
@@ -12,6 +12,17 @@ export function machineCpu(): { busyUs: number; totalUs: number } {
   const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   return { busyUs: (total - idle) * USER_HZ_US, totalUs: total * USER_HZ_US };
+}
+
+/**
+ * CPU time (user + system) so far of process `pid` (/proc/<pid>/stat), in µs: a server process
+ * read from outside, the same way for every arm of a benchmark.
+ */
+export function processCpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces: count fields from after its closing parenthesis.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * USER_HZ_US;
 }
 
 /**
