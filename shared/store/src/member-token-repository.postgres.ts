@@ -7,7 +7,10 @@ import type {
   MemberTokenRepository,
 } from './member-token-repository.ts';
 
-const LAST_USED_RESOLUTION_SECONDS = 60;
+/** Half the minute `last_used_at` may lag by: the other half is the callers' own throttle. */
+const LAST_USED_RESOLUTION_SECONDS = 30;
+
+const HASH = /^[0-9a-f]{64}$/;
 
 interface MemberTokenRow {
   id: string;
@@ -36,6 +39,17 @@ function toRecord(row: MemberTokenRow): MemberTokenRecord {
 }
 
 export function createPostgresMemberTokenRepository(db: DbExecutor): MemberTokenRepository {
+  async function findActiveByHashes(tokenHashes: readonly string[]): Promise<ActiveMemberToken[]> {
+    const hashes = [...new Set(tokenHashes.filter((h) => HASH.test(h)))];
+    if (hashes.length === 0) return [];
+    const rows = await db('member_tokens as t')
+      .join('members as m', 'm.id', 't.member_id')
+      .whereIn('t.token_hash', hashes)
+      .whereNull('t.revoked_at')
+      .select<Array<MemberTokenRow & { role: MemberRole }>>('t.*', 'm.role');
+    return rows.map((row): ActiveMemberToken => ({ ...toRecord(row), role: row.role }));
+  }
+
   return {
     async create(input) {
       const [row] = await db<MemberTokenRow>('member_tokens')
@@ -51,16 +65,10 @@ export function createPostgresMemberTokenRepository(db: DbExecutor): MemberToken
       return toRecord(row!);
     },
     async findActiveByHash(tokenHash) {
-      if (!/^[0-9a-f]{64}$/.test(tokenHash)) return undefined;
-      const row = await db('member_tokens as t')
-        .join('members as m', 'm.id', 't.member_id')
-        .where('t.token_hash', tokenHash)
-        .whereNull('t.revoked_at')
-        .first<(MemberTokenRow & { role: MemberRole }) | undefined>('t.*', 'm.role');
-      if (!row) return undefined;
-      const active: ActiveMemberToken = { ...toRecord(row), role: row.role };
-      return active;
+      const [found] = await findActiveByHashes([tokenHash]);
+      return found;
     },
+    findActiveByHashes,
     async listByProduct(productId) {
       if (!isUuid(productId)) return [];
       const rows = await db<MemberTokenRow>('member_tokens')

@@ -32,9 +32,14 @@ export interface NewMemberToken {
 export interface MemberTokenRepository {
   create(input: NewMemberToken): Promise<MemberTokenRecord>;
   findActiveByHash(tokenHash: string): Promise<ActiveMemberToken | undefined>;
+  /** The active tokens among these hashes, in one query (malformed hashes are not found). */
+  findActiveByHashes(tokenHashes: readonly string[]): Promise<ActiveMemberToken[]>;
   listByProduct(productId: string): Promise<MemberTokenRecord[]>;
   /** True when a token of that product was active and is now revoked. */
   revoke(productId: string, id: string): Promise<boolean>;
-  /** Records use, at most about once a minute per token so authentication stays read-mostly. */
+  /**
+   * Records use, at most once per LAST_USED_RESOLUTION_SECONDS per token so authentication stays
+   * read-mostly (callers also throttle it per process: `last_used_at` may lag by up to a minute).
+   */
   touchLastUsed(id: string): Promise<void>;
 }
