@@ -19,6 +19,8 @@ export interface Arm {
   headers: Record<string, string>;
   /** Fields every publish body carries besides channel and data (`environment` on management). */
   bodyFields: Record<string, string>;
+  /** The roles' /metrics, where the stage histograms are read (none for the bare pipeline). */
+  metricsUrls: string[];
   /** `ws://…` the subscribers connect to. */
   wsUrl: string;
   processes: ServerProcess[];
@@ -47,5 +49,7 @@ export interface ArmContext {
    * per-IP limit raised out of the way).
    */
   publishDoor: 'management' | 'edge';
+  /** When set, every Lattice process writes a V8 CPU profile there when it stops (`--cpu-prof`). */
+  cpuProfileDir: string | null;
   log(line: string): void;
 }

@@ -124,6 +124,7 @@ export async function startBareArm(ctx: ArmContext): Promise<Arm> {
     publishUrl: `${urls.get('http')}/messages`,
     headers: { 'content-type': 'application/json' },
     bodyFields: {},
+    metricsUrls: [],
     wsUrl: urls.get('ws')!,
     processes,
     tokens: async () => null,

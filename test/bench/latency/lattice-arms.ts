@@ -96,6 +96,9 @@ export async function startLatticeArm(ctx: ArmContext, name: 'lattice-apart' | '
     MANAGEMENT_CHECK_ANSWERS: 'false',
     ...LIMITS_RAISED,
     ...p.env,
+    ...(ctx.cpuProfileDir
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(ctx.cpuProfileDir, name)}` }
+      : {}),
   };
   const running: Array<{ process: ServerProcess; child: ChildProcess }> = [];
   const cleanup = async () => {
@@ -142,6 +145,15 @@ export async function startLatticeArm(ctx: ArmContext, name: 'lattice-apart' | '
             bodyFields: { environment: 'production' },
           }),
       wsUrl: p.gatewayUrl,
+      metricsUrls:
+        name === 'lattice-one'
+          ? [`${p.managementUrl}/metrics`]
+          : [
+              `${p.managementUrl}/metrics`,
+              `http://127.0.0.1:${p.env.EDGE_METRICS_PORT}/metrics`,
+              `http://127.0.0.1:${p.env.GATEWAY_METRICS_PORT}/metrics`,
+              `http://127.0.0.1:${p.env.ACTORS_PORT}/metrics`,
+            ],
       processes: ROLES_APART.map((r) => running.find((x) => x.process.name === r.name)?.process)
         .concat(running.find((x) => x.process.name === 'lattice')?.process)
         .filter((x): x is ServerProcess => x !== undefined),

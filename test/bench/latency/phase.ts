@@ -9,6 +9,13 @@ import { infraCpu, machineCpu, processCpuUs } from '../support/machine-cpu.ts';
 import type { Arm, ArmName } from './arm.ts';
 import type { Publisher, Subscribers } from './clients.ts';
 import type { Expected } from './messages.ts';
+import {
+  type StageFigures,
+  type StageName,
+  type StageScrape,
+  scrapeStages,
+  stagesBetween,
+} from './stages.ts';
 
 export interface PhaseSettings {
   channels: number;
@@ -46,6 +53,8 @@ export interface PhaseResult {
   /** Publish → 2xx answer of the measured phase's publishes. */
   answerP50Ms: number;
   answerP99Ms: number;
+  /** Lattice arms: each stage's p50 and p99 over the phase (docs/architecture.md "Where the time goes"). */
+  stages?: Partial<Record<StageName, StageFigures>>;
   /** CPU time (user + system) per message of the measured phase, by server process. */
   cpuUsPerMessage: Record<string, number>;
   serverUsPerMessage: number;
@@ -98,6 +107,7 @@ export async function runPhase(
       delivered: subscribers.delivered(),
     });
     const marks: { before?: Reading; after?: Reading } = {};
+    let stagesBefore: Promise<StageScrape> | null = null;
     const published = await publisher.run(
       {
         url: arm.publishUrl,
@@ -116,6 +126,7 @@ export async function runPhase(
           ),
         measuring: () => {
           marks.before = reading();
+          stagesBefore = arm.metricsUrls.length > 0 ? scrapeStages(arm.metricsUrls) : null;
         },
         published: () => {
           marks.after = reading();
@@ -144,6 +155,9 @@ export async function runPhase(
     const drainMs = performance.now() - drainStartedMs;
     // Anything delivered twice comes soon after; give it the time to be counted.
     await sleep(200);
+    const stages = stagesBefore
+      ? stagesBetween(await stagesBefore, await scrapeStages(arm.metricsUrls))
+      : undefined;
     const { check, latencies } = await subscribers.verify(expected);
     const merged = new Float64Array(latencies.reduce((n, l) => n + l.length, 0));
     let offset = 0;
@@ -181,6 +195,7 @@ export async function runPhase(
       unexpected: check.unexpected,
       answerP50Ms: published.answerP50Ms,
       answerP99Ms: published.answerP99Ms,
+      ...(stages ? { stages } : {}),
       cpuUsPerMessage,
       serverUsPerMessage: Object.values(cpuUsPerMessage).reduce((a, b) => a + b, 0),
       infraUsPerMessage: {

@@ -2,6 +2,7 @@
 // the other sections left as they are) with docs/benchmarks-latency.svg beside it, and the lines
 // the runner prints.
 import { writeFileSync } from 'node:fs';
+import { PIPELINE_STAGES } from '@lattice/kafka';
 import { writeBenchmarkSection } from '../support/doc-section.ts';
 import type { ArmName } from './arm.ts';
 import type { PhaseResult } from './phase.ts';
@@ -105,6 +106,30 @@ function header(r: LatencyReport): string[] {
   ];
 }
 
+/** Where the time goes: each Lattice row's stage p50 / p99 (docs/architecture.md "Where the time goes"). */
+function stageTable(rows: Summary[]): string[] {
+  const withStages = rows.filter((s) => Object.keys(s.stages).length > 0);
+  if (withStages.length === 0) return [];
+  const names = PIPELINE_STAGES.realtime;
+  return [
+    "Where the time goes: each stage's p50 / p99 in ms over the measured phase, read from the roles' stage histograms",
+    '(bucket bounds 1, 2.5, 5, 10, 25, 50, 100, 250 ms, …, interpolated within a bucket; medians over rounds):',
+    '',
+    `| arm | msg/s | ${names.join(' | ')} |`,
+    `| --- | ---: | ${names.map(() => '---:').join(' | ')} |`,
+    ...withStages.map(
+      (s) =>
+        `| ${s.arm} | ${int(s.ratePerS)} | ${names
+          .map((n) => {
+            const st = s.stages[n];
+            return st ? `${f(st.p50Ms, 1)} / ${f(st.p99Ms, 1)}` : '—';
+          })
+          .join(' | ')} |`,
+    ),
+    '',
+  ];
+}
+
 function tables(r: LatencyReport): string[] {
   const rows = summaries(r);
   const bareRates = new Set(r.phases.filter((p) => p.arm === 'bare-pipeline').map((p) => p.ratePerS));
@@ -131,6 +156,7 @@ function tables(r: LatencyReport): string[] {
           '',
         ]
       : []),
+    ...stageTable(rows),
     '| goal | measured | verdict |',
     '| --- | --- | --- |',
     ...goals.map((g) => `| ${g.goal} | ${g.measured} | ${g.verdict} |`),

@@ -54,6 +54,7 @@ const settings = {
   waitQuiet: env.BENCH_WAIT_QUIET !== '0',
   drainTimeoutMs: num('BENCH_DRAIN_TIMEOUT_S', 30) * 1000,
   barePartitionsConcurrency: num('BENCH_BARE_CONCURRENCY', 4),
+  cpuProfileDir: env.BENCH_CPU_PROF_DIR ?? null,
   publishDoor: (env.BENCH_PUBLISH_DOOR === 'edge' ? 'edge' : 'management') as 'edge' | 'management',
   write: env.BENCH_WRITE !== '0',
   resultFile: env.BENCH_RESULT_FILE ?? join(tmpdir(), 'bench-latency-result.json'),
@@ -81,7 +82,13 @@ const phaseSettings = (durationS: number, rampS: number): PhaseSettings => ({
 });
 
 const phaseLine = (p: PhaseResult) =>
-  `p50 ${p.p50Ms.toFixed(2)} p99 ${p.p99Ms.toFixed(2)} max ${p.maxMs.toFixed(1)} ms, ${p.answeredPerS.toFixed(0)} answered/s, ${p.deliveriesPerS.toFixed(0)} deliveries/s, lost ${p.lost} dup ${p.duplicated} ooo ${p.outOfOrder}, server ${p.serverUsPerMessage.toFixed(0)} µs/msg`;
+  `p50 ${p.p50Ms.toFixed(2)} p99 ${p.p99Ms.toFixed(2)} max ${p.maxMs.toFixed(1)} ms, ${p.answeredPerS.toFixed(0)} answered/s, ${p.deliveriesPerS.toFixed(0)} deliveries/s, lost ${p.lost} dup ${p.duplicated} ooo ${p.outOfOrder}, server ${p.serverUsPerMessage.toFixed(0)} µs/msg${
+    p.stages
+      ? `; stages p50/p99 ms: ${Object.entries(p.stages)
+          .map(([n, s]) => `${n} ${s.p50Ms.toFixed(1)}/${s.p99Ms.toFixed(1)}`)
+          .join(', ')}`
+      : ''
+  }`;
 
 async function main(): Promise<void> {
   if (env.BENCH_REPORT_FROM) {
@@ -104,6 +111,7 @@ async function main(): Promise<void> {
     partitions: config.kafkaPartitions,
     barePartitionsConcurrency: settings.barePartitionsConcurrency,
     publishDoor: settings.publishDoor,
+    cpuProfileDir: settings.cpuProfileDir,
     log,
   };
 

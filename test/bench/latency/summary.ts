@@ -4,6 +4,7 @@
 // computed as met or missed from those figures.
 import type { ArmName } from './arm.ts';
 import type { PhaseResult } from './phase.ts';
+import type { StageFigures, StageName } from './stages.ts';
 
 export interface Summary {
   arm: ArmName;
@@ -26,6 +27,8 @@ export interface Summary {
   serverUsPerMessage: number;
   infraUsPerMessage: number;
   clientsUsPerMessage: number;
+  /** Each stage's p50 and p99, medians over rounds (Lattice arms). */
+  stages: Partial<Record<StageName, StageFigures>>;
 }
 
 export function median(values: number[]): number {
@@ -67,7 +70,19 @@ export function summarize(phases: PhaseResult[], arm: ArmName, ratePerS: number)
       (p) => p.infraUsPerMessage.postgres + p.infraUsPerMessage.kafka + p.infraUsPerMessage.redis,
     ),
     clientsUsPerMessage: m((p) => p.clientsUsPerMessage),
+    stages: stagesOf(mine),
   };
+}
+
+function stagesOf(mine: PhaseResult[]): Partial<Record<StageName, StageFigures>> {
+  const out: Partial<Record<StageName, StageFigures>> = {};
+  const names = new Set(mine.flatMap((p) => Object.keys(p.stages ?? {}))) as Set<StageName>;
+  for (const stage of names) {
+    const of = (figure: keyof StageFigures) =>
+      median(mine.map((p) => p.stages?.[stage]?.[figure] ?? Number.NaN));
+    out[stage] = { records: of('records'), p50Ms: of('p50Ms'), p99Ms: of('p99Ms') };
+  }
+  return out;
 }
 
 /** Median over rounds of `arm`'s figure ÷ bare-pipeline's in the same round and rate. */
