@@ -44,7 +44,10 @@ export interface RoleSharedOptions {
   db: Db;
   /** Default: the system clock (the scheduler when one is given). */
   clock?: Clock;
-  /** The gateways' and the edges' timers; default the system's (tests: a ManualScheduler). */
+  /**
+   * The gateways' and the edges' timers, and those of publishes waiting for their offset; default
+   * the system's (tests: a ManualScheduler).
+   */
   scheduler?: Scheduler;
   /** Default: a client of config.kafkaBrokers per name (tests: a Kafka that is not there). */
   kafka?: (name: string) => Kafka;
@@ -109,6 +112,8 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
         logger,
         keyring: secretKeys,
         redis: redis('realtime'),
+        // Subscriber mode: a connection of its own, opened by the first publish that waits.
+        subscriber: () => redis('realtime-publish-waits'),
         kafka: kafka('realtime'),
         placement: placement(),
         payloads:
@@ -119,6 +124,7 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
         metrics: realtimeHttpMetrics(registry),
         stages: realtimeStages(registry),
         clock,
+        ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
       },
     );
     return runtime;

@@ -154,6 +154,29 @@ describe('management API: the catalog as a reference', function () {
     }
   });
 
+  it('documents a publish that waits for its offset: the Prefer and Idempotency-Key headers, and the 201 with Preference-Applied', () => {
+    const publish = operationsOf(doc).find(({ op }) => op.operationId === 'realtime_message_publish')!
+      .op as Operation & {
+      responses: Record<
+        string,
+        { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }
+      >;
+    };
+    expect(publish.parameters?.map((p) => [p.in, p.name])).to.deep.equal([
+      ['header', 'Idempotency-Key'],
+      ['header', 'Prefer'],
+    ]);
+    expect(publish.responses['201']!.content!['application/json']!.schema).to.deep.equal({
+      $ref: '#/components/schemas/realtime-message-published',
+    });
+    expect(publish.responses['201']!.headers).to.have.property('Preference-Applied');
+    expect(publish.responses['202']!.content!['application/json']!.schema).to.deep.equal({
+      $ref: '#/components/schemas/realtime-message-accepted',
+    });
+    const published = doc.components.schemas!['realtime-message-published'] as { required: string[] };
+    expect(published.required).to.deep.equal(['id', 'channel', 'offset', 'epoch']);
+  });
+
   it('serves the decisions.md operations, each as an operation and a tool of the same name', () => {
     const ids = new Set(operationsOf(doc).map(({ op }) => op.operationId));
     const decided = [

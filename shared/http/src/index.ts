@@ -5,6 +5,8 @@ export { HTTP_ERRORS, STEP } from './http-errors.ts';
 export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem } from './idempotency-key.ts';
 export type { OpenApiDocument, OpenApiInfo } from './openapi.ts';
 export { buildOpenApi, CATALOG_VERSION_HEADER } from './openapi.ts';
+export type { Preference } from './prefer-header.ts';
+export { PREFERENCE_APPLIED_HEADER, parsePreferHeader } from './prefer-header.ts';
 export type { PublicHandler, PublicHandlers, PublicRoutes } from './public-handlers.ts';
 export { bindPublicRoutes } from './public-handlers.ts';
 export type { PublicMethod, PublicRoute, Toolkit } from './public-routes.ts';

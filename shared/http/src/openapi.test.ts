@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { buildOpenApi } from './openapi.ts';
 import type { RouteDef } from './route-def.ts';
-import { fixtureRegistry, fixtureRoutes } from './testing/route-fixtures.ts';
+import { fixtureRegistry, fixtureRoutes, withHeaderParameters } from './testing/route-fixtures.ts';
 
 const INFO = { title: 'Fixture API', version: '1.0.0' };
 
@@ -74,6 +74,48 @@ describe('buildOpenApi', () => {
       '503',
     ]);
     expect((doc.paths['/boom']!.get as Record<string, unknown>).security).to.deep.equal([]);
+  });
+
+  it('lists the request headers an operation reads as header parameters, and an answer’s own headers', async () => {
+    const doc = buildOpenApi(withHeaderParameters(fixtureRoutes()), INFO, fixtureRegistry());
+    const result = await new Validator().validate(structuredClone(doc) as never);
+    expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
+    const post = doc.paths['/things']!.post as {
+      parameters: unknown[];
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    expect(post.parameters).to.deep.equal([
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', maxLength: 255, examples: ['k-1'] },
+        example: 'k-1',
+      },
+      {
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description: 'RFC 7240',
+        schema: { type: 'string', description: 'RFC 7240' },
+      },
+    ]);
+    expect(post.responses['201']!.headers).to.deep.equal({
+      'X-Catalog-Version': { $ref: '#/components/headers/X-Catalog-Version' },
+      'Preference-Applied': { description: '`return=representation`', schema: { type: 'string' } },
+    });
+    expect(Object.keys(post.responses['202']!.headers!)).to.deep.equal(['X-Catalog-Version']);
+    // The headers schema is inlined as parameters, not published as a component.
+    expect(doc.components.schemas).to.not.have.property('thing-headers');
+  });
+
+  it('refuses a headers schema that names something no header is called', () => {
+    const schemas = fixtureRegistry({
+      'thing-headers': { $id: 'thing-headers', type: 'object', properties: { 'not a header': {} } },
+    });
+    expect(() => buildOpenApi(withHeaderParameters(fixtureRoutes()), INFO, schemas)).to.throw(
+      /"not a header", which is not a header name/,
+    );
   });
 
   it('declares the required roles on operations restricted to some roles', () => {

@@ -69,8 +69,8 @@ export function buildOpenApi(
   checkRouteTable(catalog, schemas);
 
   // Components are what something points at: bodies, answers, the error body, and every schema
-  // or part of one (a `$defs` entry, a property) that a `$ref` names. The path and query schemas
-  // are not: their properties are inlined as parameters.
+  // or part of one (a `$defs` entry, a property) that a `$ref` names. The path, query and header
+  // schemas are not: their properties are inlined as parameters.
   const components = componentCollector(schemas);
   components.add({ id: ERROR_BODY_SCHEMA_ID, pointer: '' });
   for (const r of catalog) {
@@ -131,7 +131,7 @@ export function catalogVersionOf(doc: { tags: unknown; paths: unknown; component
 
 function operationOf(route: RouteDef, published: (id: string) => JsonSchema): Record<string, unknown> {
   const parameters: unknown[] = [];
-  const addParameters = (id: string | undefined, where: 'path' | 'query') => {
+  const addParameters = (id: string | undefined, where: 'path' | 'query' | 'header') => {
     if (!id) return;
     const schema = published(id);
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
@@ -149,17 +149,26 @@ function operationOf(route: RouteDef, published: (id: string) => JsonSchema): Re
   };
   addParameters(route.request?.params, 'path');
   addParameters(route.request?.query, 'query');
+  addParameters(route.request?.headers, 'header');
 
   const responses: Record<string, unknown> = {};
   for (const [status, def] of Object.entries(route.responses)) {
-    const { schema, contentType, description } = responseDef(def);
+    const { schema, contentType, description, headers } = responseDef(def);
     const code = Number(status);
     const example = schema ? firstExample(published(schema)) : undefined;
     responses[status] = {
       description: description ?? STATUS_TEXT[code] ?? 'Response',
       ...(code < 300
         ? {
-            headers: { [CATALOG_VERSION_HEADER]: { $ref: `#/components/headers/${CATALOG_VERSION_HEADER}` } },
+            headers: {
+              [CATALOG_VERSION_HEADER]: { $ref: `#/components/headers/${CATALOG_VERSION_HEADER}` },
+              ...Object.fromEntries(
+                Object.entries(headers ?? {}).map(([name, what]) => [
+                  name,
+                  { description: what, schema: { type: 'string' } },
+                ]),
+              ),
+            },
           }
         : {}),
       ...(schema

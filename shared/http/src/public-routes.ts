@@ -26,8 +26,11 @@ export interface PublicRoute {
   keyed: boolean;
   /** Request body cap: exactly this many bytes pass, one more is 413. On body-less routes too. */
   bodyLimitBytes: number;
-  /** `$id`s of the schemas of each request part; a part without one accepts nothing. */
-  request?: { params?: string; query?: string; body?: string };
+  /**
+   * `$id`s of the schemas of each request part; a part without one accepts nothing. `headers`
+   * lists the headers the handler reads (documentation; never validated: see RouteDef).
+   */
+  request?: { params?: string; query?: string; body?: string; headers?: string };
   /**
    * How the body `request.body` describes arrives: JSON (the default), or a form read into an
    * object of strings (x-www-form-urlencoded or multipart/form-data: RFC 8058's one-click POST).
@@ -41,7 +44,7 @@ export interface PublicRoute {
 export const PUBLISH_BODY_LIMIT_BYTES = 262_144;
 /** Spec "Limits → Sizes": every other realtime route. */
 export const REALTIME_BODY_LIMIT_BYTES = 65_536;
-/** decisions.md "Mail (interfaces)": the send body cap. */
+/** docs/mail.md: the send body cap. */
 export const MAIL_SEND_BODY_LIMIT_BYTES = 1_048_576;
 /** Routes whose cap neither names: the platform's general 64 KiB. */
 const GENERAL_BODY_LIMIT_BYTES = 65_536;
@@ -108,8 +111,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   }),
   realtime('public_realtime_message_publish', 'POST', '/messages', {
     bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
-    request: { body: 'realtime-message-publish' },
-    responses: { 202: 'realtime-message-accepted' },
+    request: { body: 'realtime-message-publish', headers: 'realtime-message-publish-headers' },
+    responses: { 201: 'realtime-message-published', 202: 'realtime-message-accepted' },
   }),
   realtime('public_realtime_history_get', 'GET', '/channels/{channel}/history', {
     request: { ...channel, query: 'realtime-history-query' },

@@ -5,4 +5,6 @@ export interface ResponseDef {
   schema?: string;
   contentType?: string;
   description?: string;
+  /** Response headers particular to this answer: name → what it says. */
+  headers?: Record<string, string>;
 }

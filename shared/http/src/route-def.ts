@@ -96,8 +96,13 @@ export interface RouteDef {
   auth: AuthKind;
   /** Omitted: every credential that reaches the route's area. */
   access?: RouteAccess;
-  /** `$id`s of the JSON Schemas in schemas/http for each part of the request. */
-  request?: { params?: string; query?: string; body?: string };
+  /**
+   * `$id`s of the JSON Schemas in schemas/http for each part of the request. `headers` lists the
+   * request headers the handler reads (properties named as sent, `Idempotency-Key`): documented
+   * as header parameters and offered as tool arguments, but not validated by the router, since
+   * a header's own rules decide (RFC 7240 ignores a preference it cannot read).
+   */
+  request?: { params?: string; query?: string; body?: string; headers?: string };
   bodyLimitBytes?: number;
   /** Status → schema `$id` (shorthand) or a fuller description. */
   responses: Record<number, string | ResponseDef>;

@@ -8,6 +8,8 @@ import type { JsonSchema, SchemaRegistry } from './schema-registry.ts';
 /** Tool-name safe (MCP allows [A-Za-z0-9_-], 64 characters). */
 const OPERATION_ID_RE = /^[a-z][a-z0-9_-]{0,63}$/;
 const AREA_RE = /^[a-z][a-z0-9-]*$/;
+/** A field name (RFC 9110 token), as sent: `Idempotency-Key`. */
+const HEADER_NAME_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 export function checkRouteTable(routes: readonly RouteDef[], schemas: SchemaRegistry): void {
   const operationIds = new Set<string>();
@@ -44,6 +46,12 @@ export function checkRouteTable(routes: readonly RouteDef[], schemas: SchemaRegi
     }
     const query = schemaOf(route.request?.query, 'query');
     if (query) objectProperties(query, 'query', fail);
+    const headers = schemaOf(route.request?.headers, 'headers');
+    if (headers) {
+      for (const name of Object.keys(objectProperties(headers, 'headers', fail))) {
+        if (!HEADER_NAME_RE.test(name)) fail(`headers schema names "${name}", which is not a header name`);
+      }
+    }
 
     const body = schemaOf(route.request?.body, 'body');
     if (body && !BODY_METHODS.includes(route.method)) fail(`${route.method} routes take no body`);
@@ -68,7 +76,7 @@ function routeError(route: RouteDef, problem: string): never {
   throw new Error(`route ${route.operationId} (${route.method} ${route.path}): ${problem}`);
 }
 
-/** Params and query schemas must be plain objects listing their properties at the top level. */
+/** Params, query and headers schemas must be plain objects listing their properties at the top level. */
 function objectProperties(
   schema: JsonSchema,
   part: string,

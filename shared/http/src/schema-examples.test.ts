@@ -63,7 +63,7 @@ function exampleSites(id: string, schema: JsonSchema): ExampleSite[] {
 
 // Schemas that need no example of their own:
 // parameters (examples per property, as the document shows them) and parts shared by other schemas
-const BUILDING_BLOCK = /-(params|query|query-management|common|fields)$/;
+const BUILDING_BLOCK = /-(params|query|query-management|headers|common|fields)$/;
 const NO_EXAMPLE_NEEDED: Record<string, string> = {
   'error-body': 'error answers are shown per error code from each route’s `errors` (openapi.ts)',
   health: 'answered only by the operational GET /healthz, which the document leaves out',

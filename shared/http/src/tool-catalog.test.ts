@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { buildOpenApi } from './openapi.ts';
 import type { RouteDef } from './route-def.ts';
-import { fixtureRegistry, fixtureRoutes } from './testing/route-fixtures.ts';
+import { fixtureRegistry, fixtureRoutes, withHeaderParameters } from './testing/route-fixtures.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 
 function operationIds(doc: ReturnType<typeof buildOpenApi>): string[] {
@@ -41,6 +41,18 @@ describe('buildToolCatalog', () => {
     expect(create.inputSchema.required).to.deep.equal(['name']);
     expect(create.description).to.equal('Create a thing\n\nMakes a new thing.\n\n(POST /things)');
     for (const tool of tools) expect(JSON.stringify(tool.inputSchema)).to.not.include('$ref');
+  });
+
+  it('takes the request headers an operation reads as arguments under their header names', () => {
+    const tools = buildToolCatalog(withHeaderParameters(fixtureRoutes()), fixtureRegistry());
+    const create = tools.find((t) => t.name === 'things_create')!;
+    expect(create.inputSchema.properties).to.deep.equal({
+      name: { type: 'string', minLength: 1, maxLength: 20 },
+      tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+      'Idempotency-Key': { type: 'string', maxLength: 255, examples: ['k-1'] },
+      Prefer: { type: 'string', description: 'RFC 7240' },
+    });
+    expect(create.inputSchema.required).to.deep.equal(['name']);
   });
 
   it('nests a body that is not a flat object, and refuses a field that two parts both define', () => {

@@ -1,5 +1,7 @@
 // Route table → agent tool definitions, one per catalog operation: name = operationId, input =
-// path parameters, query parameters and body fields merged into one self-contained JSON Schema.
+// path parameters, query parameters, body fields and the request headers the operation reads
+// (under their header names: `Idempotency-Key`, `Prefer`) merged into one self-contained JSON
+// Schema (docs/management-api.md "Agent tools (MCP)").
 import { toOpenApiPath } from './path-template.ts';
 import { catalogRoutes, type RouteDef } from './route-def.ts';
 import { checkRouteTable } from './route-table-check.ts';
@@ -50,9 +52,10 @@ function inputSchemaOf(route: RouteDef, schemas: SchemaRegistry): JsonSchema {
     }
   };
 
-  const { params, query, body } = route.request ?? {};
+  const { params, query, body, headers } = route.request ?? {};
   if (params) addObject(dereference(params, schemas));
   if (query) addObject(dereference(query, schemas));
+  if (headers) addObject(dereference(headers, schemas));
   if (body) {
     const schema = dereference(body, schemas);
     const flat = schema.type === 'object' && !COMPOSITE.some((k) => k in schema);

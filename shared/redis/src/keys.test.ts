@@ -77,10 +77,15 @@ describe('keys', () => {
     ).to.equal(true);
   });
 
-  it('keeps the three idempotency keys of one publish key in one hash tag, the client text hashed', () => {
+  it('keeps the four idempotency keys of one publish key in one hash tag, the client text hashed', () => {
     const keys = realtimeIdempotencyKeys('lattice:', PRODUCT, 'development', 'order {42}');
     const record = `lattice:rt-idem:{${PRODUCT}:development:${sha256Hex('order {42}')}}`;
-    expect(keys).to.deep.equal({ record, lock: `${record}:lock`, done: `${record}:done` });
+    expect(keys).to.deep.equal({
+      record,
+      lock: `${record}:lock`,
+      done: `${record}:done`,
+      applied: `${record}:applied`,
+    });
     expect(keys.record).to.not.include('order');
     expect(() => realtimeIdempotencyKeys('a b:', PRODUCT, 'development', 'k')).to.throw(TypeError);
   });

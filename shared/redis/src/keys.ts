@@ -102,7 +102,7 @@ export function presenceResultPattern(prefix: string, connectionIdStart = ''): s
   return `${presenceResultChannel(prefix, connectionIdStart)}*`;
 }
 
-/** The three keys of one publish Idempotency-Key (idempotency-claim-3.lua and its siblings). */
+/** The four keys of one publish Idempotency-Key (idempotency-claim-4.lua and its siblings). */
 export interface IdempotencyKeys {
   /** `{id, channel}` of the first publish under the key. */
   record: string;
@@ -110,12 +110,14 @@ export interface IdempotencyKeys {
   lock: string;
   /** The message id once Kafka acknowledged it. */
   done: string;
+  /** `{id, offset, epoch}` once the first publish was answered with where it was applied. */
+  applied: string;
 }
 
 /**
- * `<prefix>rt-idem:{<product_id>:<environment>:<sha256(key)>}` and its `:lock` and `:done`
- * siblings, one hash tag so a script can touch all three in one cluster slot. The key is the
- * client's text: hashed, so its characters never reach the key space.
+ * `<prefix>rt-idem:{<product_id>:<environment>:<sha256(key)>}` and its `:lock`, `:done` and
+ * `:applied` siblings, one hash tag so a script can touch them all in one cluster slot. The key
+ * is the client's text: hashed, so its characters never reach the key space.
  */
 export function realtimeIdempotencyKeys(
   prefix: string,
@@ -125,7 +127,7 @@ export function realtimeIdempotencyKeys(
 ): IdempotencyKeys {
   assertKeyPrefix(prefix);
   const record = `${prefix}rt-idem:{${productId}:${environment}:${sha256Hex(idempotencyKey)}}`;
-  return { record, lock: `${record}:lock`, done: `${record}:done` };
+  return { record, lock: `${record}:lock`, done: `${record}:done`, applied: `${record}:applied` };
 }
 
 /**

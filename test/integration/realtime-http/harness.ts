@@ -1,5 +1,6 @@
 // Integration harness of the realtime HTTP surfaces: real Kafka, Redis and PostgreSQL; the
-// actors role in this process (its role module, as `lattice start actors` runs it); and "stacks"
+// actors role in this process (its role module, as `lattice start actors` runs it; or started
+// later, when a test needs commands that no channel actor applies yet); and "stacks"
 // of the management role plus both edge roles (production and development) over one set of
 // shared resources each (createRoleShared, as `lattice start` builds it), so a test can choose
 // the deployment: quota numbers, payload storage, a clock, or a Kafka that is not there. Unique
@@ -7,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { actorsRole, catalogTopicNames } from '@lattice/actors';
+import { actorsRole, catalogTopicNames, createCatalogTopics } from '@lattice/actors';
 import { createRoleShared } from '@lattice/cli';
 import {
   type Clock,
@@ -15,8 +16,10 @@ import {
   type Environment,
   type LatticeConfig,
   type Logger,
+  type Scheduler,
   sleep,
   systemClock,
+  systemScheduler,
 } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { edgeRole, type RunningEdge } from '@lattice/edge';
@@ -57,6 +60,8 @@ export interface StackOptions {
   perIpRequestsPerMinute?: number;
   /** The edges' clock (per-IP windows, revocation grace). */
   edgeClock?: Clock;
+  /** The timers of publishes waiting for their offset (`Prefer: return=representation`). */
+  scheduler?: Scheduler;
 }
 
 export interface Stack {
@@ -84,10 +89,23 @@ export interface RealtimeHttpBase {
   redis: Redis;
   newProduct(management: RunningManagement): Promise<Product>;
   startStack(opts?: StackOptions): Promise<Stack>;
+  /** Starts the actors role, for a base made without it (again: nothing). */
+  startActors(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createRealtimeHttpBase(label: string): Promise<RealtimeHttpBase> {
+export interface RealtimeHttpBaseOptions {
+  /**
+   * false: the topics are made, but no channel actor runs until startActors(); publishes are
+   * durably accepted and wait in Kafka. Default true.
+   */
+  actors?: boolean;
+}
+
+export async function createRealtimeHttpBase(
+  label: string,
+  baseOpts: RealtimeHttpBaseOptions = {},
+): Promise<RealtimeHttpBase> {
   const config = testConfig({
     kafkaTopicPrefix: `${uniqueName(label)}.`,
     redisKeyPrefix: `${uniqueName(label)}:`,
@@ -103,11 +121,17 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
   const actorsShared = createRoleShared({ config, logger, registry: new Registry(), db });
   const kafka = actorsShared.kafka('actors');
   const redis = actorsShared.redis('actors');
-  const actors = await actorsRole.start(
-    // The database is shared with other test files: the maintenance jobs look at no product.
-    { ...actorsRole.configOf(config), maintenanceProductIds: [], inbound: null },
-    actorsShared,
-  );
+  let actors: Promise<Awaited<ReturnType<typeof actorsRole.start>>> | undefined;
+  const startActors = async () => {
+    actors ??= actorsRole.start(
+      // The database is shared with other test files: the maintenance jobs look at no product.
+      { ...actorsRole.configOf(config), maintenanceProductIds: [], inbound: null },
+      actorsShared,
+    );
+    await actors;
+  };
+  if (baseOpts.actors === false) await createCatalogTopics(actorsRole.configOf(config), kafka, logger);
+  else await startActors();
   const stacks: Stack[] = [];
   const dirs: string[] = [];
   const products: string[] = [];
@@ -128,7 +152,9 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
       logger,
       registry: new Registry(),
       db,
-      ...(opts.clock ? { clock: opts.clock } : {}),
+      // A scheduler given for the publish waits is not the runtime's clock.
+      ...(opts.clock || opts.scheduler ? { clock: opts.clock ?? systemClock } : {}),
+      ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
       ...(opts.kafkaUnavailable ? { kafka: () => nowhere } : {}),
       payloads: createPayloadStoreRegistry({
         store: createFilesystemPayloadStore({ dir }),
@@ -158,7 +184,8 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
               redisKeyPrefix: `${uniqueName('rt-ip')}:`,
             }
           : settings,
-        { ...shared, clock: opts.edgeClock ?? systemClock },
+        // The scheduler of the publish waits is not the edges' (their key snapshot timers).
+        { ...shared, clock: opts.edgeClock ?? systemClock, scheduler: systemScheduler },
       );
     }
     const stack: Stack = {
@@ -198,9 +225,10 @@ export async function createRealtimeHttpBase(label: string): Promise<RealtimeHtt
       return { productId: boot.product_id, ownerToken: boot.owner_token, rtkKey: created.body.key };
     },
     startStack,
+    startActors,
     async close() {
       for (const s of stacks.splice(0)) await s.close();
-      await actors.close();
+      await (await actors)?.close();
       await actorsShared.close();
       const admin = kafka.admin();
       await admin.connect();

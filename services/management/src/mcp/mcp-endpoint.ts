@@ -1,5 +1,5 @@
 // `{base_url}/mcp`: the management API's operations as MCP tools over Streamable HTTP
-// (decisions.md "Agent tools and the dashboard"). Stateless: every POST gets a fresh server and
+// (docs/management-api.md "Agent tools (MCP)"). Stateless: every POST gets a fresh server and
 // transport, no `mcp-session-id`, so any replica answers any call. The Bearer credential is
 // checked as for REST (401 without one), and each tool call is sent to this API's own router
 // with that credential (tool-dispatch.ts). A Host that is not this API's own is refused (DNS
@@ -99,10 +99,17 @@ export function mcpRouter(deps: McpEndpointDeps): Router {
           }),
         );
       }
-      const rest = toolRequest(route, call.params.arguments ?? {}, deps.schemas);
+      let rest: ReturnType<typeof toolRequest>;
+      try {
+        rest = toolRequest(route, call.params.arguments ?? {}, deps.schemas);
+      } catch (err) {
+        if (err instanceof ApiError) return toolAnswer(err.status, JSON.stringify(err.toBody()));
+        throw err;
+      }
       const answer = await fetch(`${origin}${rest.path}`, {
         method: rest.method,
         headers: {
+          ...rest.headers,
           authorization,
           ...(requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId }),
           ...(rest.body === undefined ? {} : { 'content-type': 'application/json' }),

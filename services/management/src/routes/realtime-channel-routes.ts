@@ -1,11 +1,11 @@
 // Realtime area: what a backend does on channels through the management API, mirroring the
-// public edge's realtime toolkit (decisions.md "Management paths"): issue delegated tokens,
+// public edge's realtime toolkit (docs/realtime-http.md "Routes"): issue delegated tokens,
 // publish server-side (body cap 16 MiB: data over 256 KiB is stored and delivered as a `ref`),
 // read history and presence. The product is the credential's; the environment is chosen by an
 // optional `environment` field (body) or query parameter, default production. Both surfaces run
 // the same services (@lattice/realtime), so they refuse alike.
 import type { Environment } from '@lattice/core';
-import { type RouteContext, type RouteDef, requestIdOf } from '@lattice/http';
+import { PREFERENCE_APPLIED_HEADER, type RouteContext, type RouteDef, requestIdOf } from '@lattice/http';
 import {
   type PublishMessageBody,
   REALTIME_ERRORS,
@@ -16,7 +16,7 @@ import { principalOf } from './principal.ts';
 
 const common = { area: 'realtime', auth: 'management' } as const;
 
-/** decisions.md: server-side publish body cap. */
+/** docs/realtime-http.md "Statuses": server-side publish body cap. */
 export const MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -32,8 +32,8 @@ function queryEnvironment(ctx: RouteContext): Environment {
   return (ctx.query.environment as Environment | undefined) ?? 'production';
 }
 
-function idempotencyKeyOf(ctx: RouteContext): string | undefined {
-  const value = ctx.req.headers['idempotency-key'];
+function headerOf(ctx: RouteContext, name: string): string | undefined {
+  const value = ctx.req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
@@ -73,15 +73,30 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
       summary: 'Publish a message to a channel',
       description:
         'Answers 202 `{id, channel}` once the message is durably in Kafka; subscribers and history ' +
-        'get it from the channel actor. Body cap 16 MiB; `data` serialized over 262 144 bytes is ' +
+        'get it from the channel actor. With `Prefer: return=representation` (optionally `wait=N`, ' +
+        '1 to 5 seconds, default 5) it waits until the channel actor applied the message and ' +
+        'answers 201 `{id, channel, offset, epoch}` with `Preference-Applied: ' +
+        'return=representation`; not applied within the wait, the usual 202 (the message is still ' +
+        'accepted). Body cap 16 MiB; `data` serialized over 262 144 bytes is ' +
         'stored and delivered as a `ref` (503 `payload_storage_not_provisioned` when the product has ' +
         'no payload storage). Send an `Idempotency-Key` header to publish once per key within 5 ' +
-        'minutes: a repeat answers the first `{id, channel}`. Per-product quota per 10 s window ' +
+        'minutes: a repeat answers what the first answered (its 201 when that is known, else 202 ' +
+        '`{id, channel}`). Per-product quota per 10 s window ' +
         '(shared with the public edge): beyond the hard limit 429 with `Retry-After`. Optional ' +
         '`environment`, default production.',
-      request: { body: 'realtime-message-publish-management' },
+      request: {
+        body: 'realtime-message-publish-management',
+        headers: 'realtime-message-publish-headers',
+      },
       bodyLimitBytes: MANAGEMENT_PUBLISH_BODY_LIMIT_BYTES,
-      responses: { 202: 'realtime-message-accepted' },
+      responses: {
+        201: {
+          schema: 'realtime-message-published',
+          description: 'Applied within the wait (asked for with `Prefer: return=representation`)',
+          headers: { [PREFERENCE_APPLIED_HEADER]: '`return=representation`' },
+        },
+        202: 'realtime-message-accepted',
+      },
       errors: [
         REALTIME_ERRORS.namespaceNotFound('chat'),
         REALTIME_ERRORS.idempotencyKeyMismatch(),
@@ -98,7 +113,8 @@ export function realtimeChannelRoutes(deps: { realtime: RealtimeHttp }): RouteDe
           productId: principal.productId,
           environment,
           body: rest,
-          idempotencyKey: idempotencyKeyOf(ctx),
+          idempotencyKey: headerOf(ctx, 'idempotency-key'),
+          prefer: headerOf(ctx, 'prefer'),
           publisher: principal.memberId ?? principal.credentialId,
           requestId: requestIdOf(ctx.res),
         });

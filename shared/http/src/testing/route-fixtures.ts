@@ -59,6 +59,14 @@ export function fixtureSchemas(overrides: Record<string, JsonSchema> = {}): Json
       $id: 'common',
       $defs: { name: { type: 'string', minLength: 1, maxLength: 20 } },
     },
+    'thing-headers': {
+      $id: 'thing-headers',
+      type: 'object',
+      properties: {
+        'Idempotency-Key': { type: 'string', maxLength: 255, examples: ['k-1'] },
+        Prefer: { type: 'string', description: 'RFC 7240' },
+      },
+    },
     unused: { $id: 'unused', type: 'string' },
   };
   return Object.values({ ...base, ...overrides });
@@ -89,6 +97,22 @@ export const stubAuthenticator: Authenticator = async (req) => {
     role: 'owner',
   };
 };
+
+/** things_create as it reads request headers (`Idempotency-Key`, `Prefer`), and may answer 202. */
+export function withHeaderParameters(routes: RouteDef[]): RouteDef[] {
+  return routes.map((r) =>
+    r.operationId === 'things_create'
+      ? {
+          ...r,
+          request: { ...r.request, headers: 'thing-headers' },
+          responses: {
+            201: { schema: 'thing', headers: { 'Preference-Applied': '`return=representation`' } },
+            202: 'thing',
+          },
+        }
+      : r,
+  );
+}
 
 export function fixtureRoutes(): RouteDef[] {
   return [

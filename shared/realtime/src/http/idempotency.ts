@@ -1,18 +1,22 @@
-// Idempotency-Key for publishes (decisions.md: the same key within 5 minutes publishes once).
-// Three Redis keys per (product, environment, key), one hash tag so they share a cluster slot
-// (built by realtimeIdempotencyKeys in @lattice/redis keys.ts):
+// Idempotency-Key for publishes (docs/realtime-http.md "Idempotency-Key": the same key within 5
+// minutes publishes once). Four Redis keys per (product, environment, key), one hash tag so they
+// share a cluster slot (built by realtimeIdempotencyKeys in @lattice/redis keys.ts):
 //   <prefix>rt-idem:{<scope>:<sha256(key)>}        {id, channel}: the message id for this key,
 //                                                    created once with SET NX, lives ttlMs
 //   …:lock   who is publishing it right now        SET NX PX leaseMs: concurrent duplicates
 //                                                    never both produce
 //   …:done   the id once it is durably in Kafka     a duplicate answers the same {id, channel}
+//   …:applied  {id, offset, epoch} once the first  a duplicate answers the same 201
+//            was answered with them (a publish
+//            that waited for its offset)
 // A publish that failed releases its lock and leaves the record: the retry publishes again
 // under the SAME message id, so if the failed attempt did reach Kafka after all (a timeout is
 // ambiguous), the channel actor drops the second copy by id. Duplicates that arrive while the
 // first is in flight wait for it (up to waitMs) and answer what it answered.
 // Each step is one Lua script (one round trip, atomic) instead of two to four commands each:
-// claim = create-or-read the record, check the channel, check done, take the lock; complete =
-// write done for the record's remaining lifetime and release our lock; release = our lock only.
+// claim = create-or-read the record, check the channel, check done (and read applied), take the
+// lock; complete = write done for the record's remaining lifetime and release our lock; release =
+// our lock only; applied = write applied for the record's remaining lifetime.
 import { randomUUID } from 'node:crypto';
 import { type Environment, sleep } from '@lattice/core';
 import { realtimeIdempotencyKeys, runScript } from '@lattice/redis';
@@ -20,11 +24,18 @@ import { realtimeIdempotencyKeys, runScript } from '@lattice/redis';
 export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem } from '@lattice/http';
 
 import type { Redis } from 'ioredis';
+import type { AppliedPlace } from './publish-waiter.ts';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 5 * 60_000;
 export type IdempotencyClaim =
-  | { kind: 'replay'; id: string; channel: string }
+  | {
+      kind: 'replay';
+      id: string;
+      channel: string;
+      /** Where the message was applied, when the first publish was answered with it. */
+      applied: AppliedPlace | null;
+    }
   | {
       kind: 'owner';
       /** The message id to publish under (the same on every retry with this key). */
@@ -33,6 +44,8 @@ export type IdempotencyClaim =
       complete(): Promise<void>;
       /** The publish failed: let a retry try again (same id). */
       release(): Promise<void>;
+      /** The publish is answered with where it was applied: later duplicates answer the same. */
+      recordApplied(place: AppliedPlace): Promise<void>;
     };
 
 export interface IdempotencyStore {
@@ -62,6 +75,22 @@ interface IdemRecord {
   channel: string;
 }
 
+interface AppliedRecord extends AppliedPlace {
+  id: string;
+}
+
+/** The applied record of message `id`, or null (none, or another message's, or unreadable). */
+function appliedOf(text: string, id: string): AppliedPlace | null {
+  if (text === '') return null;
+  try {
+    const a = JSON.parse(text) as Partial<AppliedRecord>;
+    if (a.id !== id || typeof a.offset !== 'number' || typeof a.epoch !== 'string') return null;
+    return { offset: a.offset, epoch: a.epoch };
+  } catch {
+    return null;
+  }
+}
+
 export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions): IdempotencyStore {
   const { redis } = opts;
   const ttlMs = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
@@ -75,23 +104,31 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
         record: recKey,
         lock: lockKey,
         done: doneKey,
+        applied: appliedKey,
       } = realtimeIdempotencyKeys(opts.keyPrefix, input.productId, input.environment, input.key);
       const owner = randomUUID();
       // Real time, not an injected clock: this is how long a caller waits.
       const deadline = Date.now() + waitMs;
       const fresh = JSON.stringify({ id: input.newMessageId, channel: input.channel } satisfies IdemRecord);
       for (;;) {
-        const [status, text] = (await runScript(
+        const [status, text, appliedText] = (await runScript(
           redis,
           'idempotency-claim',
-          [recKey, lockKey, doneKey],
+          [recKey, lockKey, doneKey, appliedKey],
           [fresh, ttlMs, owner, leaseMs, input.channel],
-        )) as [string, string];
+        )) as [string, string, string];
         const rec = JSON.parse(text) as IdemRecord;
         if (status === 'mismatch') throw REALTIME_ERRORS.idempotencyKeyMismatch();
         // `done` holds the id it completed, so a done key outliving an expired record is never
         // mistaken for the new record's (the script compares it with the record's id).
-        if (status === 'replay') return { kind: 'replay', id: rec.id, channel: rec.channel };
+        if (status === 'replay') {
+          return {
+            kind: 'replay',
+            id: rec.id,
+            channel: rec.channel,
+            applied: appliedOf(appliedText, rec.id),
+          };
+        }
         if (status === 'owner') {
           return {
             kind: 'owner',
@@ -107,6 +144,15 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
             // Only our own lock (a lease that ran out may have passed to someone else).
             release: async () => {
               await runScript(redis, 'idempotency-release', [lockKey], [owner]);
+            },
+            async recordApplied(place) {
+              const applied: AppliedRecord = { id: rec.id, offset: place.offset, epoch: place.epoch };
+              await runScript(
+                redis,
+                'idempotency-applied',
+                [recKey, appliedKey],
+                [rec.id, JSON.stringify(applied)],
+              );
             },
           };
         }

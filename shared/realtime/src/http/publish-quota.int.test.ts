@@ -87,6 +87,9 @@ describe('publish quota (Redis): grouped counting', () => {
       logger,
       keyring: parseSecretKeys(testConfig().secretKeys),
       redis,
+      subscriber: () => {
+        throw new Error('nothing waits for an offset in this test');
+      },
       kafka: createKafka({ brokers: deployment.kafkaBrokers, clientId: uniqueName('quota-rt'), logger }),
       placement: metadataPlacement,
       payloads: createPayloadStoreRegistry({

@@ -2,7 +2,7 @@
 // management of one process share one runtime). The composition root gives the clients: the
 // Kafka producer is connected on the first publish (and again after a failed connect), so a
 // role starts while Kafka is still coming up.
-import type { Clock, Environment, LatticeConfig, Logger, SecretKeyring } from '@lattice/core';
+import type { Clock, Environment, LatticeConfig, Logger, Scheduler, SecretKeyring } from '@lattice/core';
 import {
   createRecordProducer,
   loadCodec,
@@ -19,6 +19,7 @@ import { POLICY_CACHE_TTL_MS } from '../channel/policy-cache.ts';
 import type { PayloadStoreRegistry } from '../payload/payload-store.ts';
 import { type ChannelCommandPublisher, createChannelCommandPublisher } from './command-publisher.ts';
 import { type PublishQuota, type PublishQuotaMetrics, publishQuotaOf } from './publish-quota.ts';
+import { createRedisPublishWaiter } from './publish-waiter.redis.ts';
 import { createRealtimeHttp, type RealtimeHttp } from './realtime-http.ts';
 
 /** The configuration the runtime reads (realtimeHttpSettingsOf); tests change fields of it. */
@@ -57,6 +58,11 @@ export interface RealtimeHttpRuntimeDeps {
    * Auto-pipelining is turned on for it: concurrent publishes' commands go out as one write.
    */
   redis: Redis;
+  /**
+   * A subscriber connection of its own, asked for on the first publish that waits for its offset
+   * (`Prefer: return=representation`); the caller owns it.
+   */
+  subscriber: () => Redis;
   /** The client the Publish commands are produced with. */
   kafka: Kafka;
   /** Where keys go while topics are re-partitioned: the process's shared placement. */
@@ -67,12 +73,17 @@ export interface RealtimeHttpRuntimeDeps {
   /** Observes each publish's `accepted_produced` stage (docs/architecture.md "Where the time goes"). */
   stages?: StageTimer<'realtime'>;
   clock: Clock;
+  /** The timers of publishes waiting for their offset. Default systemScheduler. */
+  scheduler?: Scheduler;
 }
 
 export interface RealtimeHttpRuntime {
   http: RealtimeHttp;
   commands: ChannelCommandPublisher;
-  /** Flushes and disconnects the producer; the Redis connection stays its owner's. */
+  /**
+   * Flushes and disconnects the producer and drops the waits' subscriptions; the Redis
+   * connections stay their owner's.
+   */
   close(): Promise<void>;
 }
 
@@ -90,6 +101,11 @@ export function startRealtimeHttpRuntime(
     logger,
     timeoutMs: settings.publishTimeoutMs,
   });
+  const waits = createRedisPublishWaiter({
+    subscriber: deps.subscriber,
+    keyPrefix: settings.redisKeyPrefix,
+    logger,
+  });
   const http = createRealtimeHttp({
     db: deps.db,
     logger,
@@ -106,7 +122,15 @@ export function startRealtimeHttpRuntime(
       quota: settings.quota,
       metrics: deps.metrics,
       ...(deps.stages ? { stages: deps.stages } : {}),
+      waits,
+      ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
     },
   });
-  return { http, commands, close: () => commands.close() };
+  return {
+    http,
+    commands,
+    async close() {
+      await Promise.all([commands.close(), waits.close()]);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // The realtime services both HTTP surfaces share (the public edge's realtime toolkit and the
 // management API's realtime routes), composed from their dependencies.
-import type { Clock, Environment, Logger, SecretKeyring } from '@lattice/core';
+import type { Clock, Environment, Logger, Scheduler, SecretKeyring } from '@lattice/core';
 import type { StageTimer } from '@lattice/kafka';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
@@ -16,6 +16,7 @@ import type { ChannelCommandPublisher } from './command-publisher.ts';
 import { createRedisIdempotencyStore, IDEMPOTENCY_TTL_MS } from './idempotency.ts';
 import { createMessagePublisher, type MessagePublisher } from './message-publisher.ts';
 import { createPublishQuotaLimiter, type PublishQuota, type PublishQuotaMetrics } from './publish-quota.ts';
+import type { PublishWaiter } from './publish-waiter.ts';
 import { createTokenIssuer, type TokenIssuer } from './token-issuer.ts';
 
 export interface RealtimePublishingDeps {
@@ -36,6 +37,10 @@ export interface RealtimePublishingDeps {
   metrics: PublishQuotaMetrics;
   /** Observes each publish's `accepted_produced` stage. */
   stages?: StageTimer<'realtime'>;
+  /** Publishes that prefer `return=representation` wait with it; without it they answer 202. */
+  waits?: PublishWaiter;
+  /** The waits' timers. Default systemScheduler. */
+  scheduler?: Scheduler;
 }
 
 export interface RealtimeHttpDeps {
@@ -85,6 +90,8 @@ export function createRealtimeHttp(deps: RealtimeHttpDeps): RealtimeHttp {
       logger: deps.logger,
       clock: deps.clock,
       ...(p.stages ? { stages: p.stages } : {}),
+      ...(p.waits ? { waits: p.waits } : {}),
+      ...(p.scheduler ? { scheduler: p.scheduler } : {}),
     });
   return composeRealtimeHttp(deps, publisher, p.quota);
 }

@@ -1,4 +1,4 @@
-// The realtime toolkit's public handlers (decisions.md "Public edge routes"), bound to the routes
+// The realtime toolkit's public handlers (docs/realtime-http.md "Routes"), bound to the routes
 // of PUBLIC_ROUTES by operationId. By the time one runs, the edge has applied the per-IP limit,
 // matched the route, checked the public key and stripped it, read the body within the route's
 // cap and validated params, query and body against the route's schemas (the management API's
@@ -6,7 +6,9 @@
 // Every handler runs the same services as the management API (@lattice/realtime
 // createRealtimeHttp), so both surfaces answer alike.
 //   POST /tokens/issue                        200 {token, gatewayUrl, expiresAt}
-//   POST /messages                            202 {id, channel}; per-product publish quota
+//   POST /messages                            202 {id, channel}; per-product publish quota;
+//                                             Prefer: return=representation → 201 {id, channel,
+//                                             offset, epoch} once applied within the wait
 //   GET  /channels/{channel}/history          200 {data, epoch, top_offset, recovered}
 //   GET  /channels/{channel}/presence         200 {data}
 //   GET  /channels/{channel}/presence/stats   200 {members, connections}
@@ -38,6 +40,7 @@ export function realtimeToolkit(deps: RealtimeToolkitDeps): PublicHandlers {
           environment,
           body: body as PublishMessageBody,
           idempotencyKey: headerOf(req, 'idempotency-key'),
+          prefer: headerOf(req, 'prefer'),
           publisher: keyId,
           requestId: requestIdOf(res),
         });
