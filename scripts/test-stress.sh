@@ -8,6 +8,7 @@
 #   npm run test:stress -- --runs 5 FILE...      the given spec files (or globs), 5 times
 #   npm run test:stress -- --ci --runs 3         `bash .ci/run` 3 times (lint, types, every test)
 #   --no-hog                                     without the CPU hog
+# Runs in the database lattice_test_stress (LATTICE_TEST_DATABASE picks another).
 # Exit status: 0 when every run passed, 1 otherwise. Failures of each run are kept in
 # .lattice/test-stress/<start>/ (git-ignored).
 set -euo pipefail
@@ -32,6 +33,10 @@ if [ "$ci" = 1 ] && [ "${#files[@]}" -gt 0 ]; then
   exit 2
 fi
 
+# A database of its own (unless one is named): the suite's actors processes sweep every product of
+# their database, so a suite run beside this one on the same database would deliver this one's
+# webhooks (and this one its), with its own test CA.
+export LATTICE_TEST_DATABASE=${LATTICE_TEST_DATABASE:-lattice_test_stress}
 dir=.lattice/test-stress/$(date -u +%Y-%m-%dT%H-%M-%SZ)
 mkdir -p "$dir"
 hog_pid=
@@ -41,6 +46,7 @@ stop_hog() {
 }
 trap stop_hog EXIT
 trap 'exit 130' INT TERM
+echo "test:stress: database $LATTICE_TEST_DATABASE"
 if [ "$hog" = 1 ]; then
   node -e 'for (;;) {}' &
   hog_pid=$!

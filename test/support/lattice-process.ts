@@ -3,8 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { testConfig } from '@lattice/core/testing';
+import { testConfig, writeToTestLog } from '@lattice/core/testing';
 
 /** The `lattice` command's entry, for tools that spawn it themselves (an MCP stdio client). */
 export const LATTICE_BIN = fileURLToPath(new URL('../../services/cli/bin/lattice.js', import.meta.url));
@@ -92,6 +93,12 @@ export async function startPlatform(
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
+  // Its log lines go to the run's log file too, so a failed test's services can be read there.
+  const role = args[0] ?? 'all';
+  createInterface({ input: child.stdout! }).on('line', (line) => writeToTestLog(line));
+  createInterface({ input: child.stderr! }).on('line', (line) =>
+    writeToTestLog(`lattice start ${role} (pid ${child.pid}) stderr: ${line}`),
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`lattice start did not come up:\n${out}`)), 90_000);
     const check = () => {
