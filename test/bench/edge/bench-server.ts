@@ -11,11 +11,14 @@
 //   edge-local  the edge app with the per-IP limit counted in process memory instead of Redis
 //               and no metrics: not a deployable setup (so not the role), a breakdown row that
 //               shows what Redis costs
-// All answer the same route with the same body, so the differences are the edge's pipeline.
-// The parent asks for CPU time over IPC, to report the server's cost per request.
+// All answer the same route with the same body, so the differences are the edge's pipeline. The
+// edges log at args.logLevel (the production level unless the run says otherwise; run.ts adds an
+// edge at `warn` as a breakdown row) to args.logFile, as `lattice start` logs to stderr
+// (support/platform-log.ts). The parent asks for CPU time over IPC, to report the server's cost
+// per request.
 import type { AddressInfo } from 'node:net';
 import { createRoleShared } from '@lattice/cli';
-import { createLogger, loadConfig, systemClock } from '@lattice/core';
+import { loadConfig, systemClock } from '@lattice/core';
 import { createEdgeApp, createKeySnapshotHolder, edgeRole, perIpPolicy } from '@lattice/edge';
 import { NO_EDGE_METRICS } from '@lattice/edge/testing';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
@@ -23,12 +26,15 @@ import { createMemoryRateLimiter } from '@lattice/redis';
 import { createDb } from '@lattice/store';
 import express from 'express';
 import { Registry } from 'prom-client';
+import { fileLogger, type LogLevel } from '../support/platform-log.ts';
 
 export interface ServerArgs {
   mode: 'bare' | 'edge' | 'edge-spread' | 'edge-local';
   databaseUrl: string;
   redisUrl: string;
   redisKeyPrefix: string;
+  logLevel: LogLevel;
+  logFile: string;
 }
 
 export type ServerMessage =
@@ -39,7 +45,7 @@ const BODY = { id: 'e1', status: 'sent' };
 const LIMIT_NEVER_REACHED = 1_000_000_000;
 
 const args = JSON.parse(process.argv[2] ?? '{}') as ServerArgs;
-const logger = createLogger({ name: `bench-${args.mode}`, level: 'warn' });
+const logger = fileLogger(`bench-${args.mode}`, args.logLevel, args.logFile);
 const send = (message: ServerMessage) => process.send?.(message);
 
 interface Running {
@@ -86,7 +92,7 @@ async function start(): Promise<Running> {
       ...(args.mode === 'edge'
         ? { perIpRequestsPerMinute: LIMIT_NEVER_REACHED }
         : { perIpRequestsPerMinute: 100, trustProxy: 'loopback' }),
-      logLevel: 'warn',
+      logLevel: args.logLevel,
     });
     const shared = createRoleShared({ config, logger, registry: new Registry(), db });
     const role = edgeRole('production');

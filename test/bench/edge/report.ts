@@ -1,8 +1,9 @@
 // The edge benchmark's report: a section of docs/benchmarks.md (between markers, so other
 // benchmarks can share the page) with the table, an ASCII chart, and an SVG of throughput per
-// second written beside it.
+// second written beside it. Every figure and verdict in it is computed from the run's rounds.
 import { writeFileSync } from 'node:fs';
-import { writeBenchmarkSection } from '../support/doc-section.ts';
+import { previewBenchmarkSection, writeBenchmarkSection } from '../support/doc-section.ts';
+import { PRODUCTION_LOG_LEVEL } from '../support/platform-log.ts';
 
 export interface RoundResult {
   label: string;
@@ -12,6 +13,8 @@ export interface RoundResult {
   p99Ms: number;
   serverCpuUsPerRequest: number;
   redisCpuUsPerRequest: number;
+  /** Bytes the server logged per request (its request log lines). */
+  logBytesPerRequest: number;
   perSecond: number[];
 }
 
@@ -19,7 +22,7 @@ export interface BenchReport {
   date: string;
   node: string;
   cpu: string;
-  settings: { durationS: number; rounds: number; connections: number; keys: number };
+  settings: { durationS: number; rounds: number; connections: number; keys: number; logLevel: string };
   snapshotKeys: number;
   snapshotLoadMs: number;
   rounds: RoundResult[];
@@ -45,6 +48,7 @@ function summaryOf(rounds: RoundResult[]) {
     p99Ms: median(rounds.map((r) => r.p99Ms)),
     serverCpuUs: median(rounds.map((r) => r.serverCpuUsPerRequest)),
     redisCpuUs: median(rounds.map((r) => r.redisCpuUsPerRequest)),
+    logBytes: median(rounds.map((r) => r.logBytesPerRequest)),
   };
 }
 
@@ -61,6 +65,7 @@ const COLORS: Record<string, string> = {
   edge: '#d9480f',
   'edge-spread': '#ae3ec9',
   'edge-local': '#2f9e44',
+  'edge-warn': '#f59f00',
   'edge (before)': '#d9480f',
   'edge-spread (before)': '#ae3ec9',
 };
@@ -89,7 +94,7 @@ function svgOf(report: BenchReport): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">`,
     '<title>Edge benchmark: requests per second over each round, by variant</title>',
     '<rect width="100%" height="100%" fill="white"/>',
-    `<text x="${pad.l}" y="18" font-size="13">Requests per second, each second of each round (blue: bare, orange: edge, purple: edge-spread, green: edge-local; dashed: before)</text>`,
+    `<text x="${pad.l}" y="18" font-size="13">Requests per second, each second of each round (blue: bare, orange: edge, purple: edge-spread, green: edge-local, yellow: edge-warn; dashed: before)</text>`,
     ...ticks,
     ...lines,
     `<text x="${w / 2}" y="${h - 8}" text-anchor="middle" font-size="11">seconds into the round</text>`,
@@ -121,6 +126,10 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
   const hasBefore = names.some((n) => n.endsWith('(before)'));
   const redisCell = (name: string) =>
     name === 'bare' || name === 'edge-local' ? '—' : fixed(get(name)!.redisCpuUs, 1);
+  const logCell = (name: string) => (name === 'bare' ? '—' : fixed(get(name)!.logBytes));
+  const production = s.logLevel === PRODUCTION_LOG_LEVEL;
+  const warn = get('edge-warn');
+  const edge = get('edge');
   const ratioLines = names
     .filter((n) => n !== 'bare')
     .map(
@@ -134,9 +143,9 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     '',
     `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench:edge\` on ${report.cpu}, Node ${report.node}.`,
     `The load generator (autocannon, ${s.connections} connections, no pipelining), the servers and`,
-    `Redis share those cores. Each server is its own child process; every round runs each variant once,`,
-    `in the order of the table below, the headline pair (bare, edge) last and in the reverse order every`,
-    `other round (${s.rounds} × ${s.durationS} s each after a warm-up); figures are medians over rounds.`,
+    `Redis share those cores. Each server is its own child process; every round runs each variant once`,
+    '(edge-spread first, then the other breakdown rows, then the headline pair bare and edge back to back),',
+    `and every other round in the reverse order (${s.rounds} × ${s.durationS} s each after a warm-up); figures are medians over rounds.`,
     '',
     `- **edge**: the edge role as \`lattice start edge\` runs it, answering \`GET /{product}/mail/emails/{id}\` with`,
     '  `Authorization: Bearer lpk_…` from one client address over keep-alive connections: per-IP limit shared',
@@ -152,6 +161,8 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     '  turn). Its load generator rebuilds every request, which costs it a few µs more per request.',
     '- **edge-local** (breakdown only, not a deployable setup): the edge with the per-IP limit counted in',
     '  process memory instead of Redis.',
+    '- **edge-warn** (breakdown): the edge at `LOG_LEVEL=warn`, without its request log lines: what the',
+    '  production log level costs.',
     ...(hasBefore
       ? [
           '- **… (before)**: the same variants served by an earlier version of the edge, run from a checkout of it',
@@ -159,14 +170,24 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
         ]
       : []),
     '',
-    '| variant | req/s | p50 ms | p99 ms | server CPU µs/req | Redis CPU µs/req |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    production
+      ? `Production settings: the edges run as \`lattice start edge\` runs them (key snapshot refresh at its configured period, key change notifications), at the production log level (\`${s.logLevel}\`: one line per request, written to a file as \`lattice start\` writes to stderr), but for edge-warn; differences: the limits named above and, for edge-local, the limiter. Bare express logs nothing.`
+      : `**Not the production log level**: the edges logged at \`${s.logLevel}\` (BENCH_LOG_LEVEL; production: \`${PRODUCTION_LOG_LEVEL}\`, one line per request); otherwise as \`lattice start edge\` runs them.`,
+    '',
+    '| variant | req/s | p50 ms | p99 ms | server CPU µs/req | Redis CPU µs/req | log bytes/req |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...names.map((n) => {
       const v = get(n)!;
-      return `| ${n} | ${fixed(v.rps)} | ${fixed(v.p50Ms, 2)} | ${fixed(v.p99Ms, 2)} | ${fixed(v.serverCpuUs, 1)} | ${redisCell(n)} |`;
+      return `| ${n} | ${fixed(v.rps)} | ${fixed(v.p50Ms, 2)} | ${fixed(v.p99Ms, 2)} | ${fixed(v.serverCpuUs, 1)} | ${redisCell(n)} | ${logCell(n)} |`;
     }),
     '',
-    `**Throughput ratio edge / bare: ${fixed(ratio, 3)}**, the median of the ${s.rounds} per-round ratios (each edge round against the bare round of its cycle; target ≥ ${TARGET_RATIO}: ${verdict} it).`,
+    `**Throughput ratio edge / bare: ${fixed(ratio, 3)}**, the median of the ${s.rounds} per-round ratios (each edge round against the bare round of its cycle; target ≥ ${TARGET_RATIO}: **${verdict} it**).`,
+    ...(warn && edge
+      ? [
+          '',
+          `The request log line: edge-warn's median of per-round ratios is ${fixed(pairedRatio('edge-warn'), 3)}, and the edge spends ${fixed(edge.serverCpuUs - warn.serverCpuUs, 1)} µs of server CPU per request more than edge-warn (medians; ${fixed(edge.logBytes)} bytes logged per request).`,
+        ]
+      : []),
     '',
     '| variant | req/s ÷ bare (medians) | median of per-round ratios | server CPU µs/req over bare |',
     '| --- | ---: | ---: | ---: |',
@@ -203,10 +224,11 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     END,
   ].join('\n');
 
+  let preview = '';
   if (write) {
     writeBenchmarkSection(START, END, section);
     writeFileSync(SVG, svgOf(report));
-  }
+  } else preview = previewBenchmarkSection('edge', section);
   return [
     ...names.map((n) => {
       const v = get(n)!;
@@ -215,6 +237,6 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
     ...names
       .filter((n) => n !== 'bare')
       .map((n) => `ratio ${n}/bare ${fixed(get(n)!.rps / bare.rps, 3)}, paired ${fixed(pairedRatio(n), 3)}`),
-    `target ${TARGET_RATIO}: ${verdict}${write ? '; written to docs/benchmarks.md' : ''}`,
+    `target ${TARGET_RATIO}: ${verdict}${write ? '; written to docs/benchmarks.md' : `; section not written (BENCH_WRITE=0), see ${preview}`}`,
   ];
 }

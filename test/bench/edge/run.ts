@@ -3,12 +3,13 @@
 // on this machine, written to docs/benchmarks.md. Settings (environment, read here only):
 //   BENCH_DURATION_S (5)  BENCH_ROUNDS (10)  BENCH_CONNECTIONS (32)  BENCH_KEYS (100000)
 //   BENCH_WRITE (1: update docs/benchmarks.md)
+//   BENCH_LOG_LEVEL (the edges', default the production one; edge-warn is always at warn)
 //   BENCH_PROFILE_DIR (when set, V8 CPU profiles of the servers are written there)
 //   BENCH_VARIANTS (comma-separated labels: run only these; bare and edge are needed)
 //   BENCH_BASELINE_DIR (when set: a checkout of an earlier version, with this bench's files and
 //     node_modules, whose edge and edge-spread servers run as extra variants `… (before)` in the
 //     same alternating rounds, for a paired before/after comparison on the same machine state)
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +17,10 @@ import { createLogger, loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra, postgresAnswers, redisAnswers } from '@lattice/infra';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, migrateLatest } from '@lattice/store';
-import autocannon from 'autocannon';
 import { controlOf, nextMessage } from '../support/child-messages.ts';
+import { benchLogLevel, createLogFiles, type LogLevel } from '../support/platform-log.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
+import { type LoadRequest, load, type Server } from './load.ts';
 import { type BenchReport, type RoundResult, writeReport } from './report.ts';
 import { clearSeed, seedKeys } from './seed.ts';
 
@@ -32,6 +34,7 @@ const settings = {
   rounds: num('BENCH_ROUNDS', 10),
   connections: num('BENCH_CONNECTIONS', 32),
   keys: num('BENCH_KEYS', 100_000),
+  logLevel: benchLogLevel(env),
   write: env.BENCH_WRITE !== '0',
   profileDir: env.BENCH_PROFILE_DIR,
   baselineDir: env.BENCH_BASELINE_DIR,
@@ -47,16 +50,8 @@ const logger = createLogger({ name: 'bench', level: 'warn' });
 const baseConfig = loadConfig(env);
 const databaseUrl = databaseUrlFor(baseConfig.databaseUrl, BENCH_DATABASE);
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  ready: Extract<ServerMessage, { type: 'ready' }>;
-  cpuUs(): Promise<number>;
-  stop(): Promise<void>;
-}
-
 /** `baselineDir`: run the bench server of another checkout (BENCH_BASELINE_DIR) instead of this one. */
-async function startServer(args: ServerArgs, baselineDir?: string): Promise<Server> {
+async function startServer(args: ServerArgs, logName: string, baselineDir?: string): Promise<Server> {
   const script = baselineDir
     ? join(baselineDir, 'test/bench/edge/bench-server.ts')
     : fileURLToPath(new URL('./bench-server.ts', import.meta.url));
@@ -78,116 +73,10 @@ async function startServer(args: ServerArgs, baselineDir?: string): Promise<Serv
   return {
     child,
     url: ready.url,
+    logName,
     ready,
     ...controlOf(child, `${args.mode} server`),
   };
-}
-
-/** Redis server CPU so far, in microseconds (INFO cpu). */
-async function redisCpuUs(redis: ReturnType<typeof createRedis>): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (field('used_cpu_sys') + field('used_cpu_user')) * 1e6;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-// edge-spread: a new client address per request, continuing across rounds; 2^20 addresses last
-// longer than the rounds, so no address is seen twice in a window.
-let spreadCounter = 0;
-function nextSpreadAddress(): string {
-  const i = spreadCounter++ & 0xfffff;
-  return `10.${i >> 16}.${(i >> 8) & 0xff}.${i & 0xff}`;
-}
-
-interface LoadRequest {
-  path: string;
-  headers: Record<string, string>;
-  /** Set X-Forwarded-For to a new address on every request (edge-spread). */
-  spread?: boolean;
-}
-
-async function load(
-  label: string,
-  server: Server,
-  request: LoadRequest,
-  durationS: number,
-  redis: ReturnType<typeof createRedis>,
-): Promise<RoundResult> {
-  const latencies: number[] = [];
-  const perSecond: number[] = [];
-  const cpuBefore = await server.cpuUs();
-  const redisBefore = await redisCpuUs(redis);
-  let done: (result: autocannon.Result) => void = () => {};
-  let failed: (err: unknown) => void = () => {};
-  const finished = new Promise<autocannon.Result>((resolve, reject) => {
-    done = resolve;
-    failed = reject;
-  });
-  const instance = autocannon(
-    {
-      url: `${server.url}${request.path}`,
-      headers: request.headers,
-      connections: settings.connections,
-      pipelining: 1,
-      duration: durationS,
-      ...(request.spread
-        ? {
-            requests: [
-              {
-                // Rebuilds the request every time: a few µs more in the load generator.
-                setupRequest: (r: autocannon.Request) => ({
-                  ...r,
-                  headers: { ...r.headers, 'x-forwarded-for': nextSpreadAddress() },
-                }),
-              },
-            ],
-          }
-        : {}),
-    },
-    (err, result) => (err ? failed(err) : done(result)),
-  );
-  // Exact latencies (autocannon's own histogram keeps whole milliseconds).
-  instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
-    if (statusCode === 200) latencies.push(responseTimeMs);
-  });
-  // The typings declare 'tick' without its argument; autocannon passes { counter, bytes }.
-  const events: NodeJS.EventEmitter = instance;
-  events.on('tick', ({ counter }: { counter: number }) => {
-    // autocannon ticks once more after the duration, for the last partial second.
-    if (perSecond.length >= durationS) return;
-    perSecond.push(counter);
-    log(
-      `  ${label.padEnd(16)} ${String(perSecond.length).padStart(3)} s  ${String(counter).padStart(6)} req/s`,
-    );
-  });
-  const result = await finished;
-  const cpuUs = (await server.cpuUs()) - cpuBefore;
-  const redisUs = (await redisCpuUs(redis)) - redisBefore;
-  const sorted = Float64Array.from(latencies).sort();
-  const ok = result['2xx'];
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(
-      `${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors: the bench is not measuring the pass path`,
-    );
-  }
-  const round: RoundResult = {
-    label,
-    requests: ok,
-    rps: ok / result.duration,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    serverCpuUsPerRequest: cpuUs / ok,
-    redisCpuUsPerRequest: redisUs / ok,
-    perSecond,
-  };
-  log(
-    `${label.padEnd(18)} ${round.rps.toFixed(0).padStart(6)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms  server ${round.serverCpuUsPerRequest.toFixed(1)} µs/req  redis ${round.redisCpuUsPerRequest.toFixed(1)} µs/req`,
-  );
-  return round;
 }
 
 async function main(): Promise<void> {
@@ -203,6 +92,8 @@ async function main(): Promise<void> {
   const redis = createRedis({ url: baseConfig.redisUrl, logger, name: 'bench-admin' });
   const redisKeyPrefix = `lattice-bench:${newId()}:`;
   const servers: Server[] = [];
+  const logs = createLogFiles('edge');
+  let failed = true;
   try {
     const seedStartedMs = Date.now();
     const seeded = await seedKeys(db, settings.keys);
@@ -215,12 +106,27 @@ async function main(): Promise<void> {
     };
     const spreadRequest: LoadRequest = { ...request, spread: true };
     const variants: Array<{ label: string; server: Server; request: LoadRequest }> = [];
-    const add = async (label: string, mode: ServerArgs['mode'], req: LoadRequest, baselineDir?: string) => {
+    const add = async (
+      label: string,
+      mode: ServerArgs['mode'],
+      req: LoadRequest,
+      opts: { baselineDir?: string; logLevel?: LogLevel } = {},
+    ) => {
       if (settings.only && !settings.only.includes(label)) return undefined;
       // Each server counts in a key space of its own, as separate deployments would: the edge's
       // leases (1024 units of a limit too high to reach) must not use up edge-spread's 100.
-      const ownPrefix = `${redisKeyPrefix}${label.replace(/[^a-z-]/g, '')}:`;
-      const server = await startServer({ ...args, mode, redisKeyPrefix: ownPrefix }, baselineDir);
+      const name = label.replace(/[^a-z-]/g, '');
+      const server = await startServer(
+        {
+          ...args,
+          mode,
+          redisKeyPrefix: `${redisKeyPrefix}${name}:`,
+          logLevel: opts.logLevel ?? settings.logLevel,
+          logFile: logs.pathOf(name),
+        },
+        name,
+        opts.baselineDir,
+      );
       servers.push(server);
       variants.push({ label, server, request: req });
       return server;
@@ -230,9 +136,11 @@ async function main(): Promise<void> {
     if (!edge) throw new Error('BENCH_VARIANTS must include edge');
     await add('edge-spread', 'edge-spread', spreadRequest);
     await add('edge-local', 'edge-local', request);
+    // What the production log level costs: the same edge without its request log lines.
+    await add('edge-warn', 'edge', request, { logLevel: 'warn' });
     if (settings.baselineDir) {
-      await add('edge (before)', 'edge', request, settings.baselineDir);
-      await add('edge-spread (before)', 'edge-spread', spreadRequest, settings.baselineDir);
+      await add('edge (before)', 'edge', request, { baselineDir: settings.baselineDir });
+      await add('edge-spread (before)', 'edge-spread', spreadRequest, { baselineDir: settings.baselineDir });
     }
     log(`edge snapshot: ${edge.ready.snapshotKeys} keys loaded in ${edge.ready.snapshotLoadMs} ms`);
     for (const v of variants) {
@@ -241,19 +149,31 @@ async function main(): Promise<void> {
     }
 
     log('warming up…');
-    for (const v of variants) await load(`warmup ${v.label}`, v.server, v.request, settings.warmupS, redis);
+    for (const v of variants)
+      await load(
+        `warmup ${v.label}`,
+        v.server,
+        v.request,
+        settings.warmupS,
+        redis,
+        logs,
+        settings.connections,
+        log,
+      );
     const rounds: RoundResult[] = [];
+    // The breakdown rows, then the headline pair (bare, edge) back to back, edge-spread first:
+    // it leaves Redis and the kernel busy for a moment, and the other breakdown rows stand between
+    // it and the pair. Every other round runs the whole order reversed (edge, bare, …, edge-spread),
+    // so a machine speeding up or slowing down through a cycle favours no variant, and the pair
+    // still never follows edge-spread.
+    const spread = (v: (typeof variants)[number]) => v.label.startsWith('edge-spread');
+    const cycle = [
+      ...variants.filter(spread),
+      ...variants.filter((v) => !HEADLINE.has(v.label) && !spread(v)),
+      ...variants.filter((v) => HEADLINE.has(v.label)),
+    ];
     for (let round = 1; round <= settings.rounds; round++) {
-      // Alternating, so drift on the machine (other tenants) hits every variant alike. The
-      // breakdown rows run first (edge-spread leaves Redis and the kernel busy for a moment after
-      // it, edge-local is a buffer), then the headline pair, in the reverse order every other round
-      // (bare, edge, then edge, bare): a machine speeding up or slowing down through a cycle then
-      // favours neither side of the pair.
-      const headline = variants.filter((v) => HEADLINE.has(v.label));
-      const order = [
-        ...variants.filter((v) => !HEADLINE.has(v.label)),
-        ...(round % 2 === 1 ? headline : [...headline].reverse()),
-      ];
+      const order = round % 2 === 1 ? cycle : [...cycle].reverse();
       for (const v of order) {
         rounds.push(
           await load(
@@ -262,6 +182,9 @@ async function main(): Promise<void> {
             v.request,
             settings.durationS,
             redis,
+            logs,
+            settings.connections,
+            log,
           ),
         );
       }
@@ -278,6 +201,7 @@ async function main(): Promise<void> {
     };
     const summary = writeReport(report, settings.write);
     for (const line of summary) log(line);
+    failed = false;
   } finally {
     for (const s of servers) await s.stop().catch(() => {});
     // edge-spread leaves one counter per address it named: delete in slices.
@@ -286,6 +210,8 @@ async function main(): Promise<void> {
     await clearSeed(db);
     await closeRedis(redis);
     await db.destroy();
+    if (failed) log(`the edges' logs are kept in ${logs.dir}`);
+    else logs.remove();
     if (startedInfra.length > 0)
       log(`infra started for the bench is left running: ${startedInfra.join(', ')}`);
   }

@@ -11,7 +11,7 @@ import { createLogger } from '@lattice/core';
 import { encodeFanOutMessage } from '@lattice/realtime-protocol';
 import { closeRedis, createRedis, fanOutChannel } from '@lattice/redis';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { LatencyHook } from './messages.ts';
+import type { PublishHook } from './messages.ts';
 import { type RunningServer, runServerChild } from './server-child.ts';
 
 interface Publication {
@@ -88,13 +88,13 @@ runServerChild(async (args): Promise<RunningServer> => {
     });
   });
   const { port } = wss.address() as { port: number };
-  const publisher = args.latencyHook ? await publishEndpoint(args.redisUrl, redisChannelOf) : null;
+  const publisher = args.publishHook ? await publishEndpoint(args.redisUrl, redisChannelOf) : null;
   return {
     ready: {
       url: `ws://127.0.0.1:${port}`,
       feed: { kind: 'lattice-fanout', redisKeyPrefix: args.redisKeyPrefix, productId: args.productId },
       client: { protocol: 'ws-json' },
-      ...(publisher ? { latency: publisher.hook } : {}),
+      ...(publisher ? { publish: publisher.hook } : {}),
     },
     async stop() {
       publisher?.http.close();
@@ -107,7 +107,7 @@ runServerChild(async (args): Promise<RunningServer> => {
 });
 
 /**
- * The reference latency hook (BENCH_LATENCY_VARIANTS=bare-ws): `POST {channel, data}` publishes
+ * The reference publish hook (BENCH_LATENCY_VARIANTS=bare-ws): `POST {channel, data}` publishes
  * the fan-out encoding at once, with the next offset of the channel, and answers 202. No Kafka,
  * no history: the floor under the platform's publish-to-browser latency on this machine.
  */
@@ -145,7 +145,7 @@ async function publishEndpoint(redisUrl: string, redisChannelOf: (channel: strin
     });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const hook: LatencyHook = {
+  const hook: PublishHook = {
     publishUrl: `http://127.0.0.1:${(http.address() as AddressInfo).port}/messages`,
     headers: { 'content-type': 'application/json' },
   };

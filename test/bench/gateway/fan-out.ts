@@ -7,19 +7,19 @@
 //               process's CPU time per delivery (/proc), which still separates servers whose
 //               saturation figures all meet the clients' cap.
 // After each phase: wait until every delivery is counted, then check every subscriber saw every
-// offset of its channel once and in order.
+// offset of its channel once and in order (verify.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Feed } from './feed.ts';
+import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
+import { drainAndVerify } from './verify.ts';
 
-const ownCpuUs = () => {
+export const ownCpuUs = () => {
   const { user, system } = process.cpuUsage();
   return user + system;
 };
 
-import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
-
 export interface Shape {
-  id: 'a' | 'b';
+  id: string;
   channels: number;
   subscribersPerChannel: number;
 }
@@ -172,7 +172,15 @@ export class FanOutRun {
     const feedUs = ownCpuUs() - w.feedUs;
     const tcpRetransmits = tcpRetransSegs() - w.retrans;
     const redisUs = (await this.feed.redisCpuUs()) - (await w.redisUs);
-    await this.drainAndVerify(label);
+    await drainAndVerify({
+      label,
+      workers: this.workers,
+      channels: this.channels,
+      published: this.published,
+      subscribersPerChannel: this.shape.subscribersPerChannel,
+      delivered: () => this.delivered(),
+      timeoutMs: this.settings.drainTimeoutMs,
+    });
     return {
       deliveriesPerS: delivered / elapsedS,
       deliveries: delivered,
@@ -185,44 +193,5 @@ export class FanOutRun {
       perSecond,
       ...(mode.kind === 'fixed' ? { targetPerS: mode.deliveriesPerS, fellBehind } : {}),
     };
-  }
-
-  /** Waits for every published message to reach every subscriber, then checks the offsets. */
-  private async drainAndVerify(label: string): Promise<void> {
-    const deadline = performance.now() + this.settings.drainTimeoutMs;
-    while (this.delivered() < this.expected()) {
-      if (performance.now() > deadline) break;
-      await sleep(20);
-    }
-    // The last count report may be 50 ms old.
-    await sleep(120);
-    const missing = this.expected() - this.delivered();
-    const checks = await this.workers.verify();
-    const problems: string[] = [];
-    if (missing !== 0)
-      problems.push(`${missing} deliveries missing after ${this.settings.drainTimeoutMs} ms`);
-    const byChannel = new Map(this.channels.map((c, i) => [c, i]));
-    const subscribers = new Map<string, number>();
-    for (const c of checks) {
-      const top = this.published[byChannel.get(c.channel) ?? -1];
-      subscribers.set(c.channel, (subscribers.get(c.channel) ?? 0) + c.clients);
-      if (c.minLast !== top || c.maxLast !== top || c.gaps > 0 || c.dups > 0) {
-        problems.push(
-          `${c.channel}: published up to ${top}, subscribers' last offsets ${c.minLast}..${c.maxLast}, ${c.gaps} skipped, ${c.dups} repeated or out of order`,
-        );
-      }
-    }
-    for (const channel of this.channels) {
-      if (subscribers.get(channel) !== this.shape.subscribersPerChannel) {
-        problems.push(
-          `${channel}: ${subscribers.get(channel) ?? 0} subscribers, expected ${this.shape.subscribersPerChannel}`,
-        );
-      }
-    }
-    if (problems.length > 0) {
-      throw new Error(
-        `${label}: delivery check failed: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (+${problems.length - 5} more)` : ''}`,
-      );
-    }
   }
 }

@@ -1,6 +1,7 @@
 // What the gateway benchmark's processes say to each other over IPC: the runner (run.ts), one
 // child per server (server-child.ts and a server file per variant), and the load-client workers
 // (load-client.ts).
+import type { LogLevel } from '../support/platform-log.ts';
 
 /** The variants the runner knows; a variant whose server fails to start is skipped. */
 export type VariantName = 'bare-ws' | 'socketio' | 'lattice';
@@ -14,11 +15,14 @@ export interface ServerArgs {
   productId: string;
   databaseUrl: string;
   /**
-   * Offer the latency phase's HTTP publish hook. The lattice variant needs the full platform
-   * for it; bare-ws can offer a floor for reference (HTTP → Redis fan-out → ws, no Kafka, no
-   * history), which is also how the phase's own code is exercised before the gateway exists.
+   * Offer the HTTP publish hook (the latency phase, the publish-path shapes). The lattice variant
+   * needs the full platform for it; bare-ws can offer a floor for reference (HTTP → Redis fan-out
+   * → ws, no Kafka, no history).
    */
-  latencyHook: boolean;
+  publishHook: boolean;
+  /** The Lattice processes' log level and the folder of their log files (support/platform-log.ts). */
+  logLevel: LogLevel;
+  logDir: string;
 }
 
 /** Where and how the runner publishes a variant's messages (feed.ts). */
@@ -48,11 +52,11 @@ export type ClientSetup =
   | { protocol: 'socketio' };
 
 /**
- * The latency phase's hook: the public HTTP publish of the full platform. The runner POSTs
+ * The HTTP publish hook: the public HTTP publish of the full platform. The runner POSTs
  * `{"channel", "data": {"t": <sent at, epoch ms>, "i"}}` to `publishUrl` with `headers` and
  * expects 2xx; the subscribers measure from `t` to the push.
  */
-export interface LatencyHook {
+export interface PublishHook {
   publishUrl: string;
   headers: Record<string, string>;
 }
@@ -64,8 +68,10 @@ export interface ServerReady {
   url: string;
   feed: FeedTarget;
   client: ClientSetup;
-  /** Only a variant with the full platform behind it has one (lattice, once wired). */
-  latency?: LatencyHook;
+  /** Only a variant with the full platform behind it has one (lattice, or bare-ws's floor). */
+  publish?: PublishHook;
+  /** The process of the platform behind the hook (edge + actors), for its CPU time. */
+  platformPid?: number;
   /** Channel name prefix the client setup's token grants (default `bench:`). */
   channelPrefix?: string;
 }
@@ -74,7 +80,16 @@ export type ServerMessage =
   | ServerReady
   | { type: 'failed'; reason: string }
   | { type: 'cpu'; userUs: number; systemUs: number }
-  | { type: 'memory'; rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  | { type: 'memory'; raw: MemorySample; collected: MemorySample };
+
+/** process.memoryUsage() of a server: `raw` as it is, `collected` right after a full collection. */
+export interface MemorySample {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
 
 export interface Assignment {
   channel: string;

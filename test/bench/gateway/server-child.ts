@@ -3,7 +3,7 @@
 // start function; this answers the runner's questions (CPU, memory, stop) the same way for all of
 // them, and turns a failed start into a `failed` message the runner reports before skipping the
 // variant.
-import type { ServerArgs, ServerMessage, ServerReady } from './messages.ts';
+import type { MemorySample, ServerArgs, ServerMessage, ServerReady } from './messages.ts';
 
 export interface RunningServer {
   ready: Omit<ServerReady, 'type' | 'pid'>;
@@ -11,6 +11,11 @@ export interface RunningServer {
 }
 
 const send = (m: ServerMessage) => process.send?.(m);
+
+const sample = (): MemorySample => {
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return { rss, heapTotal, heapUsed, external, arrayBuffers };
+};
 
 export function serverArgs(): ServerArgs {
   return JSON.parse(process.argv[2] ?? '{}') as ServerArgs;
@@ -25,11 +30,11 @@ export function runServerChild(start: (args: ServerArgs) => Promise<RunningServe
           const { user, system } = process.cpuUsage();
           send({ type: 'cpu', userUs: user, systemUs: system });
         } else if (m.type === 'memory') {
-          // A full collection first when the runner started us with --expose-gc, so the heap
-          // figure is live objects, not garbage waiting for the next scavenge.
+          // Read as the process is (what the OS sees), then after a full collection (the runner
+          // starts us with --expose-gc): live objects, without the garbage waiting for the next one.
+          const raw = sample();
           (globalThis as { gc?: () => void }).gc?.();
-          const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
-          send({ type: 'memory', rss, heapUsed, external, arrayBuffers });
+          send({ type: 'memory', raw, collected: sample() });
         } else if (m.type === 'stop') {
           void running.stop().finally(() => process.exit(0));
         }

@@ -9,14 +9,18 @@
 //   smart-host  test/support/smart-host.ts: a real smtp-server answering 250 `queued as X`; it
 //               reports each message it accepted to the parent (Message-ID, when, whether it
 //               carries a DKIM-Signature) in batches every few milliseconds, and keeps nothing
-// The send rate is raised for the run (MAIL_SEND_RATE_PER_SECOND, args.mail); the parent asks
-// each child for its CPU time and the SQL statements it has run so far over IPC.
+// Management and the actors run with the settings `lattice start` gives them (the actors'
+// periodic jobs at their intervals over every product), logging at args.logLevel to args.logFile
+// (support/platform-log.ts); only the inbound SMTP receiver listens on an ephemeral port. The
+// send rate is raised for the run (MAIL_SEND_RATE_PER_SECOND, args.mail); the parent asks each
+// child for its CPU time and the SQL statements it has run so far over IPC.
 import { performance } from 'node:perf_hooks';
 import { actorsRole } from '@lattice/actors';
 import type { MailConfig } from '@lattice/core';
 import { managementRole } from '@lattice/management';
 import { startSmartHost } from '../../support/smart-host.ts';
-import { benchPlatform } from '../support/bench-product.ts';
+import { actorsSettingsOf, benchPlatform } from '../support/bench-product.ts';
+import type { LogLevel } from '../support/platform-log.ts';
 
 export type ServerRole = 'management' | 'actors' | 'smart-host';
 
@@ -28,8 +32,8 @@ export interface ServerArgs {
   smtpUrl: string;
   secretKeys: string;
   mail: Partial<MailConfig>;
-  /** The actors' maintenance jobs (retry and orphan sweeps) look at this product only. */
-  productId: string;
+  logLevel: LogLevel;
+  logFile: string;
 }
 
 /** One message at the smart host: Message-ID, epoch ms (sub-ms) it was accepted, DKIM-signed. */
@@ -77,11 +81,7 @@ async function main(): Promise<void> {
       statements++;
     });
     if (args.role === 'actors') {
-      const settings = actorsRole.configOf(config);
-      const actors = await actorsRole.start(
-        { ...settings, inbound: null, maintenanceProductIds: [args.productId] },
-        shared,
-      );
+      const actors = await actorsRole.start(actorsSettingsOf(config), shared);
       url = '';
       stops.push(() => actors.close());
     } else {

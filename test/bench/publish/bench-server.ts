@@ -4,17 +4,23 @@
 //   actors  the actors role with the channel actor kind (history in PostgreSQL, fan-out on Redis)
 //   edge    the production public edge with the realtime toolkit over the realtime HTTP runtime
 //           (Idempotency-Key store and quota in Redis, group-committed acks=all producer)
-// The publish quota is raised out of the way (the benchmark measures the path, not the limit);
-// the per-IP limit too. The parent asks for CPU time over IPC.
+// Each runs with the settings `lattice start` gives it (the actors' periodic jobs over every
+// product, the edge's snapshot refresh and key change notifications), logging at args.logLevel to
+// args.logFile (support/platform-log.ts); only the inbound SMTP receiver listens on an ephemeral
+// port. The publish quota is raised out of the way (the benchmark measures the path, not the
+// limit); the per-IP limit too. The parent asks for CPU time over IPC.
 import { actorsRole } from '@lattice/actors';
 import { edgeRole } from '@lattice/edge';
-import { benchPlatform } from '../support/bench-product.ts';
+import { actorsSettingsOf, benchPlatform } from '../support/bench-product.ts';
+import type { LogLevel } from '../support/platform-log.ts';
 
 export interface ServerArgs {
   role: 'actors' | 'edge';
   databaseUrl: string;
   redisKeyPrefix: string;
   kafkaTopicPrefix: string;
+  logLevel: LogLevel;
+  logFile: string;
 }
 
 export type ServerMessage =
@@ -29,11 +35,11 @@ async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   let url: string | null = null;
   if (args.role === 'actors') {
-    const actors = await actorsRole.start({ ...actorsRole.configOf(config), inbound: null }, shared);
+    const actors = await actorsRole.start(actorsSettingsOf(config), shared);
     stops.push(() => actors.close());
   } else {
     const role = edgeRole('production');
-    const edge = await role.start({ ...role.configOf(config), keyChangeNotifications: false }, shared);
+    const edge = await role.start(role.configOf(config), shared);
     url = edge.url;
     stops.push(() => edge.close());
   }

@@ -1,12 +1,16 @@
-// What the realtime benchmarks set up the same way: a product with a `bench` namespace (an hour of
+// What the benchmarks set up the same way: a product with a `bench` namespace (an hour of
 // history, no presence, no client events) and a realtime public key for it, and a platform
-// process with its limits out of the way (the benchmarks measure the path, not the limits).
+// process with its limits out of the way (the benchmarks measure the path, not the limits), its
+// logs at the production level (platform-log.ts) and its roles' settings as `lattice start`
+// gives them.
+import { actorsRole } from '@lattice/actors';
 import { createRoleShared } from '@lattice/cli';
-import { createLogger, loadConfig, type MailConfig } from '@lattice/core';
+import { type LatticeConfig, loadConfig, type MailConfig } from '@lattice/core';
 import { createPostgresPublicKeyRepository, mintKey } from '@lattice/keys';
 import { createPostgresNamespaceRepository, type PublishQuota } from '@lattice/realtime';
 import { bootstrapProduct, createDb, type Db } from '@lattice/store';
 import { Registry } from 'prom-client';
+import { fileLogger, type LogLevel } from './platform-log.ts';
 
 export const LIMIT_NEVER_REACHED = 1_000_000_000;
 
@@ -41,6 +45,16 @@ export async function benchProduct(db: Db, name: string): Promise<{ productId: s
   return { productId, publicKey: minted.secret };
 }
 
+/**
+ * Deletes a benchmark's product with its channels' rows, which have no foreign key to it (the
+ * actors' history purge and presence sweep look at every product).
+ */
+export async function deleteBenchProduct(db: Db, productId: string): Promise<void> {
+  for (const table of ['channel_history', 'channel_state', 'channel_presence'])
+    await db(table).where({ product_id: productId }).delete();
+  await db('products').where({ id: productId }).delete();
+}
+
 export interface BenchPlatformArgs {
   databaseUrl: string;
   /** Default: the environment's (REDIS_URL) or the local one. */
@@ -53,13 +67,15 @@ export interface BenchPlatformArgs {
   secretKeys?: string;
   /** Mail settings over the environment's (MAIL_SEND_RATE_PER_SECOND, …). */
   mail?: Partial<MailConfig>;
+  /** The process's log level (the production one unless a run says otherwise) and its log file. */
+  logLevel: LogLevel;
+  logFile: string;
 }
 
 /**
  * The configuration and shared resources of a benchmark's platform process: limits out of the
- * way (publish quota, per-IP limit; the mail send rate when `args.mail` raises it), logs at error
- * (kafkajs reports the leader moves of fresh topics as warnings). The caller closes `shared`,
- * then `db`.
+ * way (publish quota, per-IP limit; the mail send rate when `args.mail` raises it), logs at
+ * `args.logLevel` to `args.logFile`. The caller closes `shared`, then `db`.
  */
 export function benchPlatform(args: BenchPlatformArgs, name: string) {
   const base = loadConfig(process.env, {
@@ -72,10 +88,10 @@ export function benchPlatform(args: BenchPlatformArgs, name: string) {
     managementPort: 0,
     ...(args.smtpUrl ? { smtpUrl: args.smtpUrl } : {}),
     ...(args.secretKeys ? { secretKeys: args.secretKeys } : {}),
-    logLevel: 'warn',
+    logLevel: args.logLevel,
   });
   const config = { ...base, mail: { ...base.mail, ...args.mail } };
-  const logger = createLogger({ name, level: 'error' });
+  const logger = fileLogger(name, args.logLevel, args.logFile);
   const db = createDb({ databaseUrl: config.databaseUrl, logger, poolMax: 20 });
   const shared = createRoleShared({
     config,
@@ -85,4 +101,14 @@ export function benchPlatform(args: BenchPlatformArgs, name: string) {
     realtime: { quota: QUOTA_OUT_OF_THE_WAY },
   });
   return { config, logger, db, shared };
+}
+
+/**
+ * The actors role's settings as `lattice start actors` derives them (every periodic job at its
+ * interval, over every product), but for the inbound SMTP receiver's port: an ephemeral one, as
+ * the configured port may be taken on a shared machine. The receiver idles (no mail comes in).
+ */
+export function actorsSettingsOf(config: LatticeConfig): ReturnType<typeof actorsRole.configOf> {
+  const settings = actorsRole.configOf(config);
+  return { ...settings, inbound: settings.inbound ? { ...settings.inbound, port: 0 } : null };
 }

@@ -1,8 +1,11 @@
 // Each benchmark owns one section of docs/benchmarks.md, between its start and end markers, so
 // running one leaves the others' sections as they are. A page without the section gets it
-// appended.
+// appended. A run with BENCH_WRITE=0 leaves the page alone and writes its section to a file in
+// the temp folder instead, to be read.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const DOC = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
@@ -35,4 +38,11 @@ export function writeBenchmarkSection(start: string, end: string, section: strin
   } catch {
     // Not formatted: `npm run format` does it.
   }
+}
+
+/** Writes `section` to `bench-<name>-section.md` in the temp folder; returns the path. */
+export function previewBenchmarkSection(name: string, section: string): string {
+  const path = join(tmpdir(), `bench-${name}-section.md`);
+  writeFileSync(path, `${section}\n`);
+  return path;
 }

@@ -8,7 +8,10 @@
 //             as a request's body is in, verifies nothing, and reports each request to the
 //             parent (webhook-id, path, epoch ms of its arrival) in batches every few
 //             milliseconds, keeping nothing else
-// The parent asks each child for its CPU time and, from the actors, the SQL statements run so far,
+// The actors run with the settings `lattice start` gives them (their periodic jobs at their
+// intervals over every product), logging at args.logLevel to args.logFile
+// (support/platform-log.ts); only the inbound SMTP receiver listens on an ephemeral port. The
+// parent asks each child for its CPU time and, from the actors, the SQL statements run so far,
 // from the receiver the TLS handshakes it made.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -16,7 +19,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { actorsRole } from '@lattice/actors';
-import { benchPlatform } from '../support/bench-product.ts';
+import { actorsSettingsOf, benchPlatform } from '../support/bench-product.ts';
+import type { LogLevel } from '../support/platform-log.ts';
 
 export type ServerRole = 'actors' | 'receiver';
 
@@ -27,8 +31,8 @@ export interface ServerArgs {
   kafkaTopicPrefix: string;
   /** LATTICE_SECRET_KEYS of the run: the parent seals the endpoints' secrets with it. */
   secretKeys: string;
-  /** The actors' maintenance jobs (sweeps) look at this product only. */
-  productId: string;
+  logLevel: LogLevel;
+  logFile: string;
   /** The test CA's directory (server.pem, server-key.pem), for the receiver. */
   certDir: string;
 }
@@ -122,10 +126,7 @@ async function main(): Promise<void> {
       statements++;
       if (q.sql?.includes('mail_webhook_')) webhookStatements++;
     });
-    const actors = await actorsRole.start(
-      { ...actorsRole.configOf(config), inbound: null, maintenanceProductIds: [args.productId] },
-      shared,
-    );
+    const actors = await actorsRole.start(actorsSettingsOf(config), shared);
     stops.push(
       () => actors.close(),
       () => shared.close(),

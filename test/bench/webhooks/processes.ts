@@ -1,10 +1,11 @@
-// The parent's side of the webhook benchmark's children: starting them, their CPU time and SQL
-// statements (over IPC) beside the infrastructure's and the machine's (/proc), and the tally of
-// what the receiver reports during one measurement.
+// The parent's side of the webhook benchmark's children: starting them, their CPU time, SQL
+// statements (over IPC) and log bytes beside the infrastructure's and the machine's (/proc), and
+// the tally of what the receiver reports during one measurement.
 import type { ChildProcess } from 'node:child_process';
 import { sleep } from '@lattice/core';
 import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
 import { infraCpu, machineCpu } from '../support/machine-cpu.ts';
+import type { LogFiles } from '../support/platform-log.ts';
 import type { Arrival, ServerArgs, ServerMessage } from './bench-server.ts';
 import type { Cpu } from './report.ts';
 
@@ -40,18 +41,23 @@ export async function startServer(
 export interface Servers {
   actors: Server;
   receiver: Server;
+  /** The actors' log file (named `actors`). */
+  logs: LogFiles;
 }
 
 export type CpuReading = Awaited<ReturnType<typeof cpuNow>>;
 
+/** A reading of every process's CPU time; the actors' log file starts empty from here. */
 export async function cpuNow(s: Servers) {
   const [actors, receiver] = await Promise.all([s.actors.stats(), s.receiver.stats()]);
+  s.logs.take('actors');
   const own = process.cpuUsage();
   return { actors, receiver, generator: own.user + own.system, infra: infraCpu(), machine: machineCpu() };
 }
 
-/** CPU per delivery (µs) and statements per delivery since `before`, over `n` deliveries. */
+/** CPU, statements and log bytes per delivery since `before`, over `n` deliveries. */
 export async function cpuSince(s: Servers, before: CpuReading, n: number): Promise<Cpu> {
+  const logBytes = s.logs.take('actors') / n;
   const after = await cpuNow(s);
   const busy = after.machine.busyUs - before.machine.busyUs;
   const total = after.machine.totalUs - before.machine.totalUs;
@@ -68,6 +74,7 @@ export async function cpuSince(s: Servers, before: CpuReading, n: number): Promi
     statements: (after.actors.statements - before.actors.statements) / n,
     webhookStatements: (after.actors.webhookStatements - before.actors.webhookStatements) / n,
     handshakes: after.receiver.handshakes - before.receiver.handshakes,
+    logBytes,
   };
   cpu.other =
     cpu.machine - (cpu.actors + cpu.receiver + cpu.generator + cpu.postgres + cpu.kafka + cpu.redis);
