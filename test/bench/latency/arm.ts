@@ -49,6 +49,8 @@ export interface ArmContext {
    * per-IP limit raised out of the way).
    */
   publishDoor: 'management' | 'edge';
+  /** LOG_LEVEL of every Lattice process (the production default unless BENCH_LOG_LEVEL says). */
+  logLevel: string;
   /** When set, every Lattice process writes a V8 CPU profile there when it stops (`--cpu-prof`). */
   cpuProfileDir: string | null;
   log(line: string): void;

@@ -92,7 +92,9 @@ export async function startLatticeArm(ctx: ArmContext, name: 'lattice-apart' | '
     LATTICE_DATA_DIR: dataDir,
     // A new key reaches the edge within a second even without its change notification.
     PUBLIC_KEY_SNAPSHOT_REFRESH_MS: '1000',
-    LOG_LEVEL: 'warn',
+    // The production level (info: a line per request on the edge and the management API), unless
+    // BENCH_LOG_LEVEL names another, which the report then states.
+    LOG_LEVEL: ctx.logLevel,
     MANAGEMENT_CHECK_ANSWERS: 'false',
     ...LIMITS_RAISED,
     ...p.env,

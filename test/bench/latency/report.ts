@@ -29,6 +29,9 @@ export interface LatencyReport {
     waitQuiet: boolean;
     /** Absent in reports written before the door could be chosen: the edge. */
     publishDoor?: 'management' | 'edge';
+    /** The Lattice processes' LOG_LEVEL, and the production default it is compared with. */
+    logLevel?: string;
+    productionLogLevel?: string;
   };
   arms: ArmName[];
   /** The server processes of each arm, by name. */
@@ -76,7 +79,8 @@ function header(r: LatencyReport): string[] {
     (s.publishDoor ?? 'edge') === 'edge'
       ? '  The publisher POSTs `{channel, data}` to `{edge}/{product_id}/realtime/messages` with the key (`BENCH_PUBLISH_DOOR=edge`);'
       : "  The publisher POSTs `{channel, data, environment}` to the management API's `/realtime/messages` with the owner's member token (the default, `BENCH_PUBLISH_DOOR=management`: loads beyond a product's default limits go through the management API, where no per-IP limit applies; `BENCH_PUBLISH_DOOR=edge` publishes through the public edge with the key);",
-    '  each subscriber gets a delegated token from the edge',
+    `  ${logLevelNote(s)}`,
+    '  Each subscriber gets a delegated token from the edge',
     '  (`/realtime/tokens/issue`), then `auth` and `subscribe` on the gateway. Path: the publish route (credential check, limits, validation,',
     '  group-committed acks=all produce, 202) → Kafka → channel actor (offset, history row in PostgreSQL, Redis fan-out) →',
     '  gateway → WebSocket (docs/realtime.md, docs/realtime-http.md).',
@@ -128,6 +132,17 @@ function stageTable(rows: Summary[]): string[] {
     ),
     '',
   ];
+}
+
+/** At what level the Lattice processes logged, and whether that is production's. */
+function logLevelNote(s: LatencyReport['settings']): string {
+  const level = s.logLevel ?? 'warn';
+  const production = s.productionLogLevel ?? 'info';
+  const how =
+    level === production
+      ? 'its production level'
+      : `where production runs at \`${production}\`: a difference, set by BENCH_LOG_LEVEL`;
+  return `Every Lattice process logs at \`${level}\` (${how}) and runs every maintenance job of its role.`;
 }
 
 function tables(r: LatencyReport): string[] {

@@ -25,6 +25,7 @@ import { createLogger, loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase } from '@lattice/infra';
 import { createDb, migrateLatest } from '@lattice/store';
 import { quiet } from '../support/machine-cpu.ts';
+import { benchLogLevel, PRODUCTION_LOG_LEVEL } from '../support/platform-log.ts';
 import { ARM_NAMES, type Arm, type ArmContext, type ArmName } from './arm.ts';
 import { startBareArm } from './bare-arm.ts';
 import { startPublisher, startSubscribers } from './clients.ts';
@@ -55,6 +56,7 @@ const settings = {
   drainTimeoutMs: num('BENCH_DRAIN_TIMEOUT_S', 30) * 1000,
   barePartitionsConcurrency: num('BENCH_BARE_CONCURRENCY', 4),
   cpuProfileDir: env.BENCH_CPU_PROF_DIR ?? null,
+  logLevel: benchLogLevel(env),
   publishDoor: (env.BENCH_PUBLISH_DOOR === 'edge' ? 'edge' : 'management') as 'edge' | 'management',
   write: env.BENCH_WRITE !== '0',
   resultFile: env.BENCH_RESULT_FILE ?? join(tmpdir(), 'bench-latency-result.json'),
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
     barePartitionsConcurrency: settings.barePartitionsConcurrency,
     publishDoor: settings.publishDoor,
     cpuProfileDir: settings.cpuProfileDir,
+    logLevel: settings.logLevel,
     log,
   };
 
@@ -233,6 +236,8 @@ async function main(): Promise<void> {
         warmupS: settings.warmupS,
         waitQuiet: settings.waitQuiet,
         publishDoor: settings.publishDoor,
+        logLevel: settings.logLevel,
+        productionLogLevel: PRODUCTION_LOG_LEVEL,
       },
       arms: arms.map((a) => a.name),
       processes: Object.fromEntries(arms.map((a) => [a.name, a.processes.map((p) => p.name)])),
