@@ -2,7 +2,13 @@
 // attempt, so receivers deduplicate a repeated handover), the VERP envelope sender on the
 // domain's return-path subdomain, RFC 8058 one-click unsubscribe headers, the DKIM signature
 // of the domain's key, and tracking rewrites when the domain had them on at accept.
-import { type Logger, SecretKeyError } from '@lattice/core';
+//
+// The domain's signing key is read (and its PEM parsed into a key object) once per
+// KEY_CACHE_MS per domain, not once per email: a statement and a PEM parse per email were a
+// good share of the sender's cost (docs/mail.md "The mail sender"). A rotated key (a new selector) or a
+// deleted domain is seen within that time.
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { type Clock, type Logger, SecretKeyError, systemClock } from '@lattice/core';
 import type Mail from 'nodemailer/lib/mailer';
 import { parseMailbox } from '../addresses.ts';
 import { verpAddress } from '../return-path.ts';
@@ -44,6 +50,20 @@ export interface MessageBuilderDeps {
   keys: SigningKeys;
   links: EmailLinks;
   logger: Logger;
+  /** The key cache's time; default the system clock. */
+  clock?: Clock;
+}
+
+/** How long a domain's signing key is used before it is read again. */
+export const KEY_CACHE_MS = 5_000;
+/** Domains whose keys are kept; past it the cache starts over. */
+const KEY_CACHE_MAX = 10_000;
+
+interface CachedKey {
+  domainName: string;
+  keySelector: string;
+  privateKey: KeyObject;
+  readAtMs: number;
 }
 
 export type MessageBuilder = (
@@ -54,7 +74,30 @@ export type MessageBuilder = (
 
 export function createMessageBuilder(deps: MessageBuilderDeps): MessageBuilder {
   const log = deps.logger.child({ component: 'message-builder' });
-  async function signingKeyOf(email: SenderEmail): Promise<DkimKey> {
+  const clock = deps.clock ?? systemClock;
+  const cached = new Map<string, CachedKey>();
+
+  async function signingKeyOf(email: SenderEmail): Promise<CachedKey> {
+    const cacheKey = `${email.productId}/${email.domainId}`;
+    const nowMs = clock.nowMs();
+    const hit = cached.get(cacheKey);
+    if (hit && nowMs - hit.readAtMs < KEY_CACHE_MS) return hit;
+    const key = await readSigningKey(email);
+    const previous =
+      hit && hit.keySelector === key.keySelector && hit.domainName === key.domainName ? hit : null;
+    const entry: CachedKey = {
+      domainName: key.domainName,
+      keySelector: key.keySelector,
+      // The same selector is the same key: its parsed object is kept.
+      privateKey: previous ? previous.privateKey : createPrivateKey(key.privateKey),
+      readAtMs: nowMs,
+    };
+    if (cached.size >= KEY_CACHE_MAX) cached.clear();
+    cached.set(cacheKey, entry);
+    return entry;
+  }
+
+  async function readSigningKey(email: SenderEmail): Promise<DkimKey> {
     let key: DkimKey | undefined;
     try {
       key = email.domainId === null ? undefined : await deps.keys.signingKey(email.productId, email.domainId);
