@@ -50,6 +50,8 @@ export interface ActorHostSettings extends KafkaTopicSettings {
   sessionTimeoutMs: number;
   /** ACTORS_METADATA_MAX_AGE_MS; default 30 s. */
   metadataMaxAgeMs?: number;
+  /** ACTORS_PARTITIONS_CONCURRENCY; default the host's (4). */
+  partitionsConcurrency?: number;
 }
 
 export interface ActorsRoleOptions {
@@ -123,6 +125,9 @@ export async function startActorsRole(opts: ActorsRoleOptions): Promise<ActorsRo
       scheduler,
       sessionTimeoutMs: settings.sessionTimeoutMs,
       ...(settings.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: settings.metadataMaxAgeMs }),
+      ...(settings.partitionsConcurrency === undefined
+        ? {}
+        : { partitionsConcurrency: settings.partitionsConcurrency }),
       // Heartbeats at a tenth of the session, as Kafka advises at most a third.
       heartbeatIntervalMs: Math.max(1_000, Math.floor(settings.sessionTimeoutMs / 10)),
       ...(reg.onAssignment ? { onAssignment: reg.onAssignment } : {}),

@@ -62,6 +62,7 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
     kafkaReplicationFactor: config.kafkaReplicationFactor,
     sessionTimeoutMs: config.actorsSessionTimeoutMs,
     metadataMaxAgeMs: config.actorsMetadataMaxAgeMs,
+    partitionsConcurrency: config.actorsPartitionsConcurrency,
     redisKeyPrefix: config.redisKeyPrefix,
     historyPurgeIntervalMs: 600_000,
     presenceSweepIntervalMs: 5_000,

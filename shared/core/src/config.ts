@@ -41,6 +41,11 @@ export interface LatticeConfig {
    */
   actorsSessionTimeoutMs: number;
   /**
+   * ACTORS_PARTITIONS_CONCURRENCY: how many partitions' batches of one fetch an actor host applies
+   * at once (the others wait for a free slot; the next fetch waits for all of them).
+   */
+  actorsPartitionsConcurrency: number;
+  /**
    * ACTORS_METADATA_MAX_AGE_MS: how often the actor hosts re-read topic metadata, which bounds how
    * soon they take on partitions added by `lattice topics scale`.
    */
@@ -274,6 +279,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     managementCheckAnswers: bool(env, 'MANAGEMENT_CHECK_ANSWERS', false),
     actorsPort: port('ACTORS_PORT', 4005),
     actorsSessionTimeoutMs: int(env, 'ACTORS_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
+    actorsPartitionsConcurrency: int(env, 'ACTORS_PARTITIONS_CONCURRENCY', 4, 1, 1_000),
     actorsMetadataMaxAgeMs: int(env, 'ACTORS_METADATA_MAX_AGE_MS', 30_000, 1_000, 3_600_000),
     edgeMetricsPorts: {
       production: port('EDGE_METRICS_PORT', 4006),
