@@ -19,13 +19,9 @@ import { waitUntil } from '../support/wait-until.ts';
 import {
   type Answer,
   callers,
-  createRealtimeHttpBase,
   type HistoryBody,
-  type Product,
-  publicKey,
-  putNamespace,
-  type RealtimeHttpBase,
-  type Stack,
+  type RealtimeHttpProduct,
+  startRealtimeHttpProduct,
   waitForHistory,
 } from './realtime-http/harness.ts';
 
@@ -50,22 +46,15 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
   this.timeout(120_000);
 
   describe('with channel actors running', () => {
-    let base: RealtimeHttpBase;
-    let stack: Stack;
-    let product: Product;
-    let key: string;
+    let rt: RealtimeHttpProduct;
 
     before(async () => {
-      base = await createRealtimeHttpBase('rt-wait');
-      stack = await base.startStack();
-      product = await base.newProduct(stack.management);
-      key = await publicKey(stack, product);
-      await putNamespace(stack, product, 'chat', { history_window_seconds: 3600 });
+      rt = await startRealtimeHttpProduct('rt-wait', { chat: { history_window_seconds: 3600 } });
     });
-    after(async () => base?.close());
+    after(async () => rt?.base.close());
 
     it('answers 201 {id, channel, offset, epoch} with Preference-Applied, as history then shows it, on both surfaces', async () => {
-      for (const c of callers(stack, product, key)) {
+      for (const c of callers(rt.stack, rt.product, rt.key)) {
         const channel = `chat:wait-${slug(c.name)}`;
         const answers: Array<Answer<Published>> = [];
         for (const n of [1, 2, 3])
@@ -83,9 +72,15 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
           c.name,
         ).to.deep.equal([1, 2, 3]);
         // Applied means committed: history has each message at the place the answer named.
-        const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 3, {
-          timeoutMs: 1,
-        });
+        const history = await waitForHistory(
+          rt.stack,
+          rt.product.ownerToken,
+          channel,
+          (h) => h.data.length === 3,
+          {
+            timeoutMs: 1,
+          },
+        );
         for (const a of answers) {
           expect(entryOf(history, a.body.id), c.name).to.include({
             offset: a.body.offset,
@@ -97,7 +92,7 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
     });
 
     it('without the preference, or with another (return=minimal, respond-async), answers 202 {id, channel} and no Preference-Applied', async () => {
-      for (const c of callers(stack, product, key)) {
+      for (const c of callers(rt.stack, rt.product, rt.key)) {
         const variants: Array<Record<string, string>> = [
           {},
           { prefer: 'return=minimal' },
@@ -114,11 +109,11 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
     });
 
     it('reads the preference from several Prefer headers, in any case, with a wait', async () => {
-      const edgePort = Number(new URL(stack.edges.production.url).port);
-      const managementPort = Number(new URL(stack.management.url).port);
+      const edgePort = Number(new URL(rt.stack.edges.production.url).port);
+      const managementPort = Number(new URL(rt.stack.management.url).port);
       const requests = [
-        [edgePort, `/${product.productId}/realtime/messages`, key, 'chat:several-edge'],
-        [managementPort, '/realtime/messages', product.rtkKey, 'chat:several-management'],
+        [edgePort, `/${rt.product.productId}/realtime/messages`, rt.key, 'chat:several-edge'],
+        [managementPort, '/realtime/messages', rt.product.rtkKey, 'chat:several-management'],
       ] as const;
       for (const [port, path, credential, channel] of requests) {
         const body = JSON.stringify({ channel, data: 'x' });
@@ -136,7 +131,7 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
     });
 
     it('Idempotency-Key: a repeat of a publish answered 201 answers the same 201; of one answered 202, 202', async () => {
-      for (const c of callers(stack, product, key)) {
+      for (const c of callers(rt.stack, rt.product, rt.key)) {
         const channel = `chat:idem-${slug(c.name)}`;
         const waited = { ...REPRESENTATION, 'idempotency-key': `waited-${channel}` };
         const first = await c.publish({ channel, data: 'once' }, waited);
@@ -156,7 +151,12 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
         expect(repeat.status, c.name).to.equal(202);
         expect(repeat.body, c.name).to.deep.equal(accepted.body);
         expect(repeat.headers.has('preference-applied'), c.name).to.equal(false);
-        const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 2);
+        const history = await waitForHistory(
+          rt.stack,
+          rt.product.ownerToken,
+          channel,
+          (h) => h.data.length === 2,
+        );
         expect(
           history.data.map((e) => e.data),
           c.name,
@@ -167,8 +167,8 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
     it('the agent tool realtime_message_publish takes Prefer and Idempotency-Key as arguments', async () => {
       const client = new Client({ name: 'lattice-test', version: '1.0.0' });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${stack.management.url}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${product.ownerToken}` } },
+        new StreamableHTTPClientTransport(new URL(`${rt.stack.management.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${rt.product.ownerToken}` } },
         }),
       );
       try {
@@ -193,7 +193,12 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
         expect(again.structuredContent).to.deep.equal(waited.structuredContent);
         const plain = await call({ channel, data: 2 });
         expect(plain.structuredContent).to.have.keys(['id', 'channel']);
-        const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 2);
+        const history = await waitForHistory(
+          rt.stack,
+          rt.product.ownerToken,
+          channel,
+          (h) => h.data.length === 2,
+        );
         expect(entryOf(history, String(waited.structuredContent!.id))).to.include({
           offset: 1,
           epoch: waited.structuredContent!.epoch,
@@ -205,24 +210,21 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
   });
 
   describe('with no channel actor running (a crash between produce and apply)', () => {
-    let base: RealtimeHttpBase;
-    let stack: Stack;
-    let product: Product;
-    let key: string;
+    let rt: RealtimeHttpProduct;
     let scheduler: ManualScheduler;
 
     before(async () => {
-      base = await createRealtimeHttpBase('rt-wait-none', { actors: false });
       scheduler = new ManualScheduler(Date.now());
-      stack = await base.startStack({ scheduler });
-      product = await base.newProduct(stack.management);
-      key = await publicKey(stack, product);
-      await putNamespace(stack, product, 'chat', { history_window_seconds: 3600 });
+      rt = await startRealtimeHttpProduct(
+        'rt-wait-none',
+        { chat: { history_window_seconds: 3600 } },
+        { base: { actors: false }, stack: { scheduler } },
+      );
     });
     after(async () => {
       // A publish a failed test left waiting ends its wait, so the servers can close.
       scheduler?.advance(60_000);
-      await base?.close();
+      await rt?.base.close();
     });
 
     /**
@@ -230,10 +232,10 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
      * partition may still be electing its leader: asked again until every partition answers.
      */
     async function producedRecords(): Promise<number> {
-      const admin = base.kafka.admin();
+      const admin = rt.base.kafka.admin();
       await admin.connect();
       try {
-        const topic = topicName(base.config.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name);
+        const topic = topicName(rt.base.config.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name);
         for (let attempt = 1; ; attempt++) {
           try {
             const offsets = await admin.fetchTopicOffsets(topic);
@@ -254,19 +256,19 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
 
     /** Connections subscribed to the channel's fan-out (the gateways': none in this stack). */
     async function subscribers(channel: string): Promise<number> {
-      const name = fanOutChannel(base.config.redisKeyPrefix, {
-        productId: product.productId,
+      const name = fanOutChannel(rt.base.config.redisKeyPrefix, {
+        productId: rt.product.productId,
         environment: 'production',
         channel,
       });
-      const [, count] = (await base.redis.pubsub('NUMSUB', name)) as [string, number];
+      const [, count] = (await rt.base.redis.pubsub('NUMSUB', name)) as [string, number];
       return Number(count);
     }
 
     // Before any actor runs (the next test starts them).
     it('holds one subscription per channel while any publish waits on it, and drops it with the last', async () => {
       const channel = 'chat:shared';
-      const [c] = callers(stack, product, key);
+      const [c] = callers(rt.stack, rt.product, rt.key);
       const before = await producedRecords();
       const long = c!.publish({ channel, data: 'long' }, { prefer: 'return=representation' });
       await waitUntil('the first wait', () => scheduler.pendingTimers() === 1, 10_000, 5);
@@ -294,7 +296,7 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
 
     it('answers the usual 202 exactly at the wait (5 s default, wait=2), never before; once actors run, the messages are in history', async () => {
       const published: Array<{ channel: string; id: string }> = [];
-      for (const c of callers(stack, product, key).slice(0, 2)) {
+      for (const c of callers(rt.stack, rt.product, rt.key).slice(0, 2)) {
         for (const [prefer, waitMs] of [
           ['return=representation', 5000],
           ['return=representation, wait=2', 2000],
@@ -327,9 +329,14 @@ describe('realtime publishing that waits for its offset (Prefer: return=represen
         }
       }
       // Nothing is lost: the accepted commands wait in Kafka for the channel actors.
-      await base.startActors();
+      await rt.base.startActors();
       for (const { channel, id } of published) {
-        const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 1);
+        const history = await waitForHistory(
+          rt.stack,
+          rt.product.ownerToken,
+          channel,
+          (h) => h.data.length === 1,
+        );
         expect(history.data.map((e) => e.id)).to.deep.equal([id]);
         expect(history.data[0]!.offset).to.equal(1);
       }

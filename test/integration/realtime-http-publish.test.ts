@@ -8,55 +8,47 @@ import { closeRedis, createRedis, fanOutChannel } from '@lattice/redis';
 import { expect } from 'chai';
 import {
   callers,
-  createRealtimeHttpBase,
   edge,
   errorOf,
   type HistoryBody,
   mgmt,
-  type Product,
   paddedJson,
   publicKey,
-  putNamespace,
-  type RealtimeHttpBase,
-  type Stack,
+  type RealtimeHttpProduct,
+  startRealtimeHttpProduct,
   waitForHistory,
 } from './realtime-http/harness.ts';
 
 describe('realtime publishing over HTTP (edge and management, end to end)', function () {
   this.timeout(120_000);
-  let base: RealtimeHttpBase;
-  let stack: Stack;
-  let product: Product;
-  let key: string;
+  let rt: RealtimeHttpProduct;
 
   before(async () => {
-    base = await createRealtimeHttpBase('rt-publish');
-    stack = await base.startStack();
-    product = await base.newProduct(stack.management);
-    key = await publicKey(stack, product);
-    await putNamespace(stack, product, 'chat', { presence: true, history_window_seconds: 3600 });
+    rt = await startRealtimeHttpProduct('rt-publish', {
+      chat: { presence: true, history_window_seconds: 3600 },
+    });
   });
-  after(async () => base?.close());
+  after(async () => rt?.base.close());
 
   const publishAtEdge = (body: unknown, headers: Record<string, string> = {}) =>
     edge<{ id: string; channel: string }>(
-      stack.edges.production,
-      product.productId,
+      rt.stack.edges.production,
+      rt.product.productId,
       'POST',
       '/messages',
-      key,
+      rt.key,
       body,
       headers,
     );
 
   it('publish via the edge → 202 {id, channel} → in history via management at offsets 1, 2, 3, in order, and fanned out', async () => {
     const channel = 'chat:e2e';
-    const sub = createRedis({ url: base.config.redisUrl, logger: base.logger, name: 'rt-publish-sub' });
+    const sub = createRedis({ url: rt.base.config.redisUrl, logger: rt.base.logger, name: 'rt-publish-sub' });
     const fanned: Array<Record<string, unknown>> = [];
     sub.on('message', (_c: string, text: string) => fanned.push(JSON.parse(text) as Record<string, unknown>));
     await sub.subscribe(
-      fanOutChannel(base.config.redisKeyPrefix, {
-        productId: product.productId,
+      fanOutChannel(rt.base.config.redisKeyPrefix, {
+        productId: rt.product.productId,
         environment: 'production',
         channel,
       }),
@@ -77,7 +69,12 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
         );
         ids.push(answer.body.id);
       }
-      const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 3);
+      const history = await waitForHistory(
+        rt.stack,
+        rt.product.ownerToken,
+        channel,
+        (h) => h.data.length === 3,
+      );
       expect(history.data.map((e) => e.offset)).to.deep.equal([1, 2, 3]);
       expect(history.data.map((e) => e.id)).to.deep.equal(ids);
       expect(history.data.map((e) => e.data)).to.deep.equal([
@@ -89,10 +86,10 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
       expect(history).to.include({ top_offset: 3, recovered: true });
       // The rtk_ key reads the same history; a cursor read after offset 1 recovers 2 and 3.
       const cursor = await mgmt<HistoryBody>(
-        stack.management,
+        rt.stack.management,
         'GET',
         `/realtime/channels/${channel}/history?offset=1&epoch=${history.epoch}`,
-        product.rtkKey,
+        rt.product.rtkKey,
       );
       expect(cursor.status).to.equal(200);
       expect(cursor.body.data.map((e) => e.offset)).to.deep.equal([2, 3]);
@@ -118,37 +115,37 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
   it('edge: the other realtime routes cap the body at 64 KiB (65 536 passes, 65 537 is 413)', async () => {
     const token = { subject: 'ann', channels: [{ name: 'chat:room', ops: ['subscribe'] }] };
     const at = await edge(
-      stack.edges.production,
-      product.productId,
+      rt.stack.edges.production,
+      rt.product.productId,
       'POST',
       '/tokens/issue',
-      key,
+      rt.key,
       paddedJson(token, 65_536),
     );
     expect(at.status, JSON.stringify(at.body)).to.equal(200);
     const over = await edge(
-      stack.edges.production,
-      product.productId,
+      rt.stack.edges.production,
+      rt.product.productId,
       'POST',
       '/tokens/issue',
-      key,
+      rt.key,
       paddedJson(token, 65_537),
     );
     expect(over.status).to.equal(413);
     // The same on management's token route (its default cap is the same 64 KiB).
     const mAt = await mgmt(
-      stack.management,
+      rt.stack.management,
       'POST',
       '/realtime/tokens',
-      product.ownerToken,
+      rt.product.ownerToken,
       paddedJson(token, 65_536),
     );
     expect(mAt.status).to.equal(200);
     const mOver = await mgmt(
-      stack.management,
+      rt.stack.management,
       'POST',
       '/realtime/tokens',
-      product.ownerToken,
+      rt.product.ownerToken,
       paddedJson(token, 65_537),
     );
     expect(mOver.status).to.equal(413);
@@ -159,35 +156,46 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
     const inline = 'a'.repeat(262_142); // JSON string: 262 144 bytes with its quotes
     const stored = 'b'.repeat(262_143); // 262 145 bytes
     for (const data of [inline, stored]) {
-      const answer = await mgmt(stack.management, 'POST', '/realtime/messages', product.ownerToken, {
+      const answer = await mgmt(rt.stack.management, 'POST', '/realtime/messages', rt.product.ownerToken, {
         channel,
         data,
       });
       expect(answer.status, JSON.stringify(answer.body).slice(0, 200)).to.equal(202);
     }
-    const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 2);
+    const history = await waitForHistory(
+      rt.stack,
+      rt.product.ownerToken,
+      channel,
+      (h) => h.data.length === 2,
+    );
     const [first, second] = history.data;
     expect(first!.data).to.equal(inline);
     expect(first).to.not.have.property('ref');
     expect(second).to.not.have.property('data');
     expect(second!.ref).to.include({ size: 262_145, content_type: 'application/json' });
     // The reference names the stored JSON text of the data.
-    const file = await readFile(`${stack.payloadDir}/${second!.ref!.bucket_key}`, 'utf8');
+    const file = await readFile(`${rt.stack.payloadDir}/${second!.ref!.bucket_key}`, 'utf8');
     expect(JSON.parse(file)).to.equal(stored);
   });
 
   it('management body cap 16 MiB: exactly 16 777 216 bytes is accepted (stored as a ref), one byte more is 413', async () => {
     const cap = 16 * 1024 * 1024;
     const body = paddedJson({ channel: 'chat:huge', data: 'z'.repeat(cap - 100) }, cap);
-    const ok = await mgmt(stack.management, 'POST', '/realtime/messages', product.ownerToken, body);
+    const ok = await mgmt(rt.stack.management, 'POST', '/realtime/messages', rt.product.ownerToken, body);
     expect(ok.status, JSON.stringify(ok.body).slice(0, 200)).to.equal(202);
-    const over = await mgmt(stack.management, 'POST', '/realtime/messages', product.ownerToken, `${body} `);
+    const over = await mgmt(
+      rt.stack.management,
+      'POST',
+      '/realtime/messages',
+      rt.product.ownerToken,
+      `${body} `,
+    );
     expect(over.status).to.equal(413);
     expect(errorOf(over).code).to.equal('payload_too_large');
   });
 
   it('Idempotency-Key: the same key publishes once and answers the same {id, channel}', async () => {
-    for (const c of callers(stack, product, key)) {
+    for (const c of callers(rt.stack, rt.product, rt.key)) {
       const channel = `chat:idem-${c.name.replace(/[^a-z]/g, '')}`;
       const headers = { 'idempotency-key': `order-${channel}` };
       const first = await c.publish({ channel, data: { n: 1 } }, headers);
@@ -198,9 +206,14 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
       expect(again.headers.get('idempotent-replayed'), c.name).to.equal('true');
       const other = await c.publish({ channel, data: { n: 2 } });
       expect(other.status).to.equal(202);
-      const history = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length >= 2);
+      const history = await waitForHistory(
+        rt.stack,
+        rt.product.ownerToken,
+        channel,
+        (h) => h.data.length >= 2,
+      );
       await new Promise((r) => setTimeout(r, 300)); // a second copy would have landed by now
-      const settled = await waitForHistory(stack, product.ownerToken, channel, () => true);
+      const settled = await waitForHistory(rt.stack, rt.product.ownerToken, channel, () => true);
       expect(
         settled.data.map((e) => e.data),
         c.name,
@@ -216,7 +229,7 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
   it('Idempotency-Key: 20 concurrent duplicates (edge and management) publish one message', async () => {
     const channel = 'chat:concurrent';
     const headers = { 'idempotency-key': 'same-for-everyone' };
-    const all = callers(stack, product, key);
+    const all = callers(rt.stack, rt.product, rt.key);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         all[i % all.length]!.publish({ channel, data: { i: 'dup' } }, headers),
@@ -226,14 +239,14 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
     const ids = new Set(answers.map((a) => (a.body as { id: string }).id));
     expect(ids.size).to.equal(1);
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') !== 'true')).to.have.length(1);
-    await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length >= 1);
+    await waitForHistory(rt.stack, rt.product.ownerToken, channel, (h) => h.data.length >= 1);
     await new Promise((r) => setTimeout(r, 500));
-    const history = await waitForHistory(stack, product.ownerToken, channel, () => true);
+    const history = await waitForHistory(rt.stack, rt.product.ownerToken, channel, () => true);
     expect(history.data.map((e) => e.id)).to.deep.equal([...ids]);
   });
 
   it('a bad Idempotency-Key is a 400 naming the header', async () => {
-    for (const c of callers(stack, product, key)) {
+    for (const c of callers(rt.stack, rt.product, rt.key)) {
       const answer = await c.publish({ channel: 'chat:x', data: 1 }, { 'idempotency-key': 'k'.repeat(256) });
       expect(answer.status, c.name).to.equal(400);
       expect(errorOf(answer).fields?.map((f) => f.path)).to.deep.equal(['headers.idempotency-key']);
@@ -241,27 +254,34 @@ describe('realtime publishing over HTTP (edge and management, end to end)', func
   });
 
   it('environment: the development edge and management with environment=development publish to development channels only', async () => {
-    const devKey = await publicKey(stack, product, 'development');
+    const devKey = await publicKey(rt.stack, rt.product, 'development');
     const channel = 'chat:env';
-    const viaDevEdge = await edge(stack.edges.development, product.productId, 'POST', '/messages', devKey, {
-      channel,
-      data: 'from the development edge',
-    });
+    const viaDevEdge = await edge(
+      rt.stack.edges.development,
+      rt.product.productId,
+      'POST',
+      '/messages',
+      devKey,
+      {
+        channel,
+        data: 'from the development edge',
+      },
+    );
     expect(viaDevEdge.status).to.equal(202);
-    const viaMgmt = await mgmt(stack.management, 'POST', '/realtime/messages', product.ownerToken, {
+    const viaMgmt = await mgmt(rt.stack.management, 'POST', '/realtime/messages', rt.product.ownerToken, {
       channel,
       data: 'from management',
       environment: 'development',
     });
     expect(viaMgmt.status).to.equal(202);
-    const dev = await waitForHistory(stack, product.ownerToken, channel, (h) => h.data.length === 2, {
+    const dev = await waitForHistory(rt.stack, rt.product.ownerToken, channel, (h) => h.data.length === 2, {
       environment: 'development',
     });
     expect(dev.data.map((e) => e.data)).to.deep.equal(['from the development edge', 'from management']);
-    const prod = await waitForHistory(stack, product.ownerToken, channel, () => true);
+    const prod = await waitForHistory(rt.stack, rt.product.ownerToken, channel, () => true);
     expect(prod).to.deep.include({ data: [], top_offset: 0, epoch: '' });
     // A development key does not open the production edge.
-    const cross = await edge(stack.edges.production, product.productId, 'POST', '/messages', devKey, {
+    const cross = await edge(rt.stack.edges.production, rt.product.productId, 'POST', '/messages', devKey, {
       channel,
       data: 1,
     });

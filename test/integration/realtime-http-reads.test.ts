@@ -10,42 +10,34 @@ import { expect } from 'chai';
 import {
   type Caller,
   callers,
-  createRealtimeHttpBase,
   edge,
   errorOf,
   type HistoryBody,
-  type Product,
-  publicKey,
-  putNamespace,
-  type RealtimeHttpBase,
-  type Stack,
+  type RealtimeHttpProduct,
+  startRealtimeHttpProduct,
   waitForHistory,
 } from './realtime-http/harness.ts';
 
 describe('realtime history and presence reads over HTTP (edge and management)', function () {
   this.timeout(120_000);
-  let base: RealtimeHttpBase;
-  let stack: Stack;
-  let product: Product;
-  let key: string;
+  let rt: RealtimeHttpProduct;
   let all: Caller[];
   let epoch: string;
 
   before(async () => {
-    base = await createRealtimeHttpBase('rt-reads');
-    stack = await base.startStack();
-    product = await base.newProduct(stack.management);
-    key = await publicKey(stack, product);
-    all = callers(stack, product, key);
-    await putNamespace(stack, product, 'feed', { presence: true, history_window_seconds: 3600 });
-    await putNamespace(stack, product, 'live', { presence: false, history_window_seconds: 0 });
+    rt = await startRealtimeHttpProduct('rt-reads', {
+      feed: { presence: true, history_window_seconds: 3600 },
+      live: { presence: false, history_window_seconds: 0 },
+    });
+    all = callers(rt.stack, rt.product, rt.key);
     for (let i = 1; i <= 5; i++) {
       const answer = await all[0]!.publish({ channel: 'feed:news', data: { i } });
       expect(answer.status).to.equal(202);
     }
-    epoch = (await waitForHistory(stack, product.ownerToken, 'feed:news', (h) => h.data.length === 5)).epoch;
+    epoch = (await waitForHistory(rt.stack, rt.product.ownerToken, 'feed:news', (h) => h.data.length === 5))
+      .epoch;
   });
-  after(async () => base?.close());
+  after(async () => rt?.base.close());
 
   const offsets = (body: unknown) => (body as HistoryBody).data.map((e) => e.offset);
 
@@ -151,8 +143,8 @@ describe('realtime history and presence reads over HTTP (edge and management)', 
       expect(empty.body).to.deep.equal({ data: [] });
     }
     // A gateway stand-in enters two connections of ann and one of bob through Kafka.
-    const producer = await createRecordProducer(base.kafka);
-    const id = { productId: product.productId, environment: 'production' as const, channel: 'feed:lobby' };
+    const producer = await createRecordProducer(rt.base.kafka);
+    const id = { productId: rt.product.productId, environment: 'production' as const, channel: 'feed:lobby' };
     const enter = (connectionId: string, identity: string) => ({
       key: channelCommandKey(id),
       value: presenceCommandRecord(id, newId(), Date.now(), {
@@ -165,7 +157,7 @@ describe('realtime history and presence reads over HTTP (edge and management)', 
       }),
     });
     await producer.send(
-      topicName(base.config.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name),
+      topicName(rt.base.config.kafkaTopicPrefix, TOPIC_CATALOG.channelCommands.name),
       loadCodec(TOPIC_CATALOG.channelCommands.schema),
       [enter('c1', 'ext:ann'), enter('c2', 'ext:ann'), enter('c3', 'ext:bob')],
     );
@@ -186,29 +178,29 @@ describe('realtime history and presence reads over HTTP (edge and management)', 
       });
     }
     const stats = await edge(
-      stack.edges.production,
-      product.productId,
+      rt.stack.edges.production,
+      rt.product.productId,
       'GET',
       '/channels/feed:lobby/presence/stats',
-      key,
+      rt.key,
     );
     expect(stats.status).to.equal(200);
     expect(stats.body).to.deep.equal({ members: 2, connections: 3 });
     const refused = await edge(
-      stack.edges.production,
-      product.productId,
+      rt.stack.edges.production,
+      rt.product.productId,
       'GET',
       '/channels/live:x/presence/stats',
-      key,
+      rt.key,
     );
     expect(refused.status).to.equal(403);
     expect(errorOf(refused).code).to.equal('presence_disabled');
     const unknownNs = await edge(
-      stack.edges.production,
-      product.productId,
+      rt.stack.edges.production,
+      rt.product.productId,
       'GET',
       '/channels/nope:x/presence/stats',
-      key,
+      rt.key,
     );
     expect(unknownNs.status).to.equal(404);
   });
@@ -216,11 +208,11 @@ describe('realtime history and presence reads over HTTP (edge and management)', 
   it('edge: a body on a read route is refused (400 unexpected_body); over 64 KiB it is 413', async () => {
     const send = (bytes: number) =>
       rawHttp(
-        stack.edges.production.port,
+        rt.stack.edges.production.port,
         [
-          `GET /${product.productId}/realtime/channels/feed:news/history?last_n=1 HTTP/1.1`,
+          `GET /${rt.product.productId}/realtime/channels/feed:news/history?last_n=1 HTTP/1.1`,
           'Host: 127.0.0.1',
-          `Authorization: Bearer ${key}`,
+          `Authorization: Bearer ${rt.key}`,
           'Content-Type: application/json',
           `Content-Length: ${bytes}`,
           'Connection: close',

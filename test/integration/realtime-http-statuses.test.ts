@@ -7,14 +7,12 @@ import {
   type Answer,
   type Caller,
   callers,
-  createRealtimeHttpBase,
   errorOf,
-  type Product,
   paddedJson,
   publicKey,
   putNamespace,
-  type RealtimeHttpBase,
-  type Stack,
+  type RealtimeHttpProduct,
+  startRealtimeHttpProduct,
 } from './realtime-http/harness.ts';
 
 function expectError(answer: Answer, status: number, code: string, who: string): void {
@@ -25,20 +23,21 @@ function expectError(answer: Answer, status: number, code: string, who: string):
 
 describe('realtime HTTP statuses through the edge and the management API', function () {
   this.timeout(120_000);
-  let base: RealtimeHttpBase;
-  let stack: Stack;
-  let product: Product;
+  let rt: RealtimeHttpProduct;
   let all: Caller[];
 
   before(async () => {
-    base = await createRealtimeHttpBase('rt-statuses');
-    stack = await base.startStack({ payloads: 'none' });
-    product = await base.newProduct(stack.management);
-    all = callers(stack, product, await publicKey(stack, product));
-    await putNamespace(stack, product, 'chat', { presence: true, history_window_seconds: 3600 });
-    await putNamespace(stack, product, 'quiet', { presence: false, history_window_seconds: 0 });
+    rt = await startRealtimeHttpProduct(
+      'rt-statuses',
+      {
+        chat: { presence: true, history_window_seconds: 3600 },
+        quiet: { presence: false, history_window_seconds: 0 },
+      },
+      { stack: { payloads: 'none' } },
+    );
+    all = callers(rt.stack, rt.product, rt.key);
   });
-  after(async () => base?.close());
+  after(async () => rt?.base.close());
 
   it('400: malformed channel, half cursor, cursor and window together, missing field; the body names the fields', async () => {
     for (const c of all) {
@@ -112,11 +111,11 @@ describe('realtime HTTP statuses through the edge and the management API', funct
 
   it('429: a publish beyond the hard quota, with Retry-After (seconds until the window rolls) and RateLimit headers', async () => {
     const windowStart = Math.floor(Date.now() / 10_000) * 10_000;
-    const quotaStack = await base.startStack({
+    const quotaStack = await rt.base.startStack({
       quota: { sustainedPerSecond: 0, windowMs: 10_000, burstPerWindow: 1, hardLimitPerWindow: 3 },
       clock: new ManualClock(windowStart + 3_500),
     });
-    const p = await base.newProduct(quotaStack.management);
+    const p = await rt.base.newProduct(quotaStack.management);
     await putNamespace(quotaStack, p, 'chat', { history_window_seconds: 60 });
     const quotaCallers = callers(quotaStack, p, await publicKey(quotaStack, p));
     // The quota is the product's, whichever surface publishes: three pass in all.
@@ -144,8 +143,8 @@ describe('realtime HTTP statuses through the edge and the management API', funct
       expectError(await c.publish(big), 503, 'payload_storage_not_provisioned', c.name);
       expectError(await c.publish(big), 503, 'payload_storage_not_provisioned', `${c.name} again`);
     }
-    const down = await base.startStack({ kafkaUnavailable: true, publishTimeoutMs: 1500 });
-    const p = await base.newProduct(down.management);
+    const down = await rt.base.startStack({ kafkaUnavailable: true, publishTimeoutMs: 1500 });
+    const p = await rt.base.newProduct(down.management);
     await putNamespace(down, p, 'chat', { history_window_seconds: 60 });
     for (const c of callers(down, p, await publicKey(down, p))) {
       const started = Date.now();

@@ -17,6 +17,7 @@ import { createLogger, loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra, postgresAnswers, redisAnswers } from '@lattice/infra';
 import { closeRedis, createRedis } from '@lattice/redis';
 import { createDb, migrateLatest } from '@lattice/store';
+import { benchEnvReaders } from '../support/bench-env.ts';
 import { controlOf, nextMessage } from '../support/child-messages.ts';
 import { benchLogLevel, createLogFiles, type LogLevel } from '../support/platform-log.ts';
 import type { ServerArgs, ServerMessage } from './bench-server.ts';
@@ -25,7 +26,7 @@ import { type BenchReport, type RoundResult, writeReport } from './report.ts';
 import { clearSeed, seedKeys } from './seed.ts';
 
 const env = process.env;
-const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const { num } = benchEnvReaders(env);
 const settings = {
   // Many short rounds rather than a few long ones: the machine's speed drifts by a fifth over tens
   // of seconds, and a pair measured within seconds of each other shares more of it.

@@ -51,6 +51,32 @@ export interface FanOutSettings {
   drainTimeoutMs: number;
 }
 
+/**
+ * One round's subscriber connections of `shape` on `server`: fresh channels (named for the round
+ * and the shape, under the server's channel prefix), `subscribersPerChannel` connections to each,
+ * measuring publish → push latency when `measureLatency`; the time they took is logged under `label`.
+ */
+export async function subscribeRound(
+  server: Server,
+  workers: Workers,
+  shape: Shape,
+  round: number,
+  label: string,
+  measureLatency: boolean,
+  log: (line: string) => void,
+): Promise<{ channels: string[]; connectMs: number }> {
+  const prefix = server.ready.channelPrefix ?? 'bench:';
+  const channels = Array.from({ length: shape.channels }, (_, i) => `${prefix}r${round}-${shape.id}-c${i}`);
+  const connected = await workers.connect(
+    server.ready.url,
+    server.ready.client,
+    channels.map((channel) => ({ channel, clients: shape.subscribersPerChannel })),
+    measureLatency,
+  );
+  log(`  ${label}: ${connected.connections} connections subscribed in ${(connected.ms / 1000).toFixed(1)} s`);
+  return { channels, connectMs: connected.ms };
+}
+
 type Mode = { kind: 'saturation' } | { kind: 'fixed'; deliveriesPerS: number };
 
 export class FanOutRun {

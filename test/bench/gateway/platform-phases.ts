@@ -8,11 +8,11 @@
 //            live heap + external after a full collection; the difference is split into garbage
 //            a collection would free, heap V8 holds unused, and memory outside V8's heap.
 //            Goal < 20 KiB, judged on the RSS delta. Runs against any variant's server.
-import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fanOutChannelPattern } from '@lattice/redis';
 import { Redis } from 'ioredis';
-import type { MemorySample, PublishHook } from './messages.ts';
+import { percentile, statusPoster } from '../support/http-load.ts';
+import type { MemorySample } from './messages.ts';
 import { type Server, tcpRetransSegs, type Workers } from './processes.ts';
 
 export interface LatencyResult {
@@ -40,38 +40,6 @@ export interface MemoryResult {
   /** The server's readings before the connections and after them and the settle. */
   before: { raw: MemorySample; collected: MemorySample };
   after: { raw: MemorySample; collected: MemorySample };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function poster(hook: PublishHook, sockets: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const target = new URL(hook.publishUrl);
-  return {
-    post: (body: string) =>
-      new Promise<number>((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: target.hostname,
-            port: target.port,
-            path: target.pathname,
-            method: 'POST',
-            headers: { ...hook.headers, 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
-    close: () => agent.destroy(),
-  };
 }
 
 export async function latencyPhase(
@@ -109,7 +77,7 @@ export async function latencyPhase(
       fanOutChannelPattern(feed.redisKeyPrefix, feed.productId, 'production', opts.channelPrefix),
     );
   }
-  const http = poster(hook, 64);
+  const http = statusPoster(hook.publishUrl, hook.headers, 64);
   const total = opts.ratePerS * opts.durationS;
   const deliveredBefore = workers.delivered();
   const retransBefore = tcpRetransSegs();

@@ -9,11 +9,10 @@
 // CPU, the platform's (lattice: the edge + actors process) and the clients'; publish → push
 // latency (lattice). Then every subscriber is checked to have every offset of its channel once,
 // in order (verify.ts).
-import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FanOutRun, ownCpuUs, type Shape } from './fan-out.ts';
+import { percentile, statusPoster } from '../support/http-load.ts';
+import { FanOutRun, ownCpuUs, type Shape, subscribeRound } from './fan-out.ts';
 import { createFeed } from './feed.ts';
-import type { PublishHook } from './messages.ts';
 import { procCpuUs, type Server, tcpRetransSegs, type Workers } from './processes.ts';
 import { drainAndVerify } from './verify.ts';
 
@@ -49,38 +48,6 @@ export interface PublishPathSettings {
   fixedDeliveriesPerS: number;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function poster(hook: PublishHook, sockets: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const target = new URL(hook.publishUrl);
-  return {
-    post: (body: string) =>
-      new Promise<number>((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: target.hostname,
-            port: target.port,
-            path: target.pathname,
-            method: 'POST',
-            headers: { ...hook.headers, 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
-    close: () => agent.destroy(),
-  };
-}
-
 /** The lattice arm: HTTP publishes at the shape's rate through the platform. */
 async function viaPlatform(
   server: Server,
@@ -95,7 +62,7 @@ async function viaPlatform(
   const platformPid = server.ready.platformPid!;
   const published = channels.map(() => 0);
   const deliveredBefore = workers.delivered();
-  const http = poster(hook, 128);
+  const http = statusPoster(hook.publishUrl, hook.headers, 128);
   const inFlight = new Set<Promise<void>>();
   let failure: Error | null = null;
   let sent = 0;
@@ -213,24 +180,13 @@ export async function publishPathRound(opts: {
   epoch: string;
   log: (line: string) => void;
 }): Promise<{ connectMs: number; result: PublishPathResult }> {
-  const { server, workers, shape, label, settings, log } = opts;
-  const prefix = server.ready.channelPrefix ?? 'bench:';
-  const channels = Array.from(
-    { length: shape.channels },
-    (_, i) => `${prefix}r${opts.round}-${shape.id}-c${i}`,
-  );
+  const { server, workers, shape, round, label, settings, log } = opts;
   const viaHttp = server.name === 'lattice';
-  const connected = await workers.connect(
-    server.ready.url,
-    server.ready.client,
-    channels.map((channel) => ({ channel, clients: shape.subscribersPerChannel })),
-    viaHttp,
-  );
-  log(`  ${label}: ${connected.connections} connections subscribed in ${(connected.ms / 1000).toFixed(1)} s`);
+  const { channels, connectMs } = await subscribeRound(server, workers, shape, round, label, viaHttp, log);
   try {
     if (viaHttp) {
       return {
-        connectMs: connected.ms,
+        connectMs,
         result: await viaPlatform(server, workers, shape, channels, label, settings, log),
       };
     }
@@ -240,7 +196,7 @@ export async function publishPathRound(opts: {
       const run = new FanOutRun({ server, workers, feed, channels, shape, settings, log });
       const p = await run.phase(`${label} fixed`, { kind: 'fixed', deliveriesPerS: target });
       return {
-        connectMs: connected.ms,
+        connectMs,
         result: {
           deliveriesPerS: p.deliveriesPerS,
           targetDeliveriesPerS: target,

@@ -28,8 +28,9 @@
 import { cpus, loadavg } from 'node:os';
 import { loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor } from '@lattice/infra';
+import { benchEnvReaders } from '../support/bench-env.ts';
 import { benchLogLevel, createLogFiles } from '../support/platform-log.ts';
-import { FanOutRun, type PhaseResult, type Shape } from './fan-out.ts';
+import { FanOutRun, type PhaseResult, type Shape, subscribeRound } from './fan-out.ts';
 import { createFeed } from './feed.ts';
 import type { ServerArgs, VariantName } from './messages.ts';
 import { type LatencyResult, latencyPhase, type MemoryResult, memoryPhase } from './platform-phases.ts';
@@ -39,12 +40,7 @@ import { type BenchReport, type RoundResult, writeReport } from './report.ts';
 import type { PublishRoundResult } from './report-publish-path.ts';
 
 const env = process.env;
-const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
-const list = (name: string, fallback: string) =>
-  (env[name] ?? fallback)
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+const { num, list } = benchEnvReaders(env);
 const settings = {
   rounds: num('BENCH_ROUNDS', 3),
   durationS: num('BENCH_DURATION_S', 5),
@@ -91,15 +87,7 @@ async function fanOut(
   label: string,
   phases: { fixed: boolean },
 ): Promise<RoundResult> {
-  const prefix = server.ready.channelPrefix ?? 'bench:';
-  const channels = Array.from({ length: shape.channels }, (_, i) => `${prefix}r${round}-${shape.id}-c${i}`);
-  const connected = await workers.connect(
-    server.ready.url,
-    server.ready.client,
-    channels.map((channel) => ({ channel, clients: shape.subscribersPerChannel })),
-    false,
-  );
-  log(`  ${label}: ${connected.connections} connections subscribed in ${(connected.ms / 1000).toFixed(1)} s`);
+  const { channels, connectMs } = await subscribeRound(server, workers, shape, round, label, false, log);
   const feed = createFeed(baseConfig.redisUrl, server.ready.feed, epoch);
   try {
     const run = new FanOutRun({ server, workers, feed, channels, shape, settings, log });
@@ -112,7 +100,7 @@ async function fanOut(
     log(`${label} saturation: ${line(saturation)}`);
     if (fixed)
       log(`${label} fixed ${fixed.targetPerS}/s: ${line(fixed)}${fixed.fellBehind ? ' FELL BEHIND' : ''}`);
-    return { variant: server.name, shape: shape.id, round, connectMs: connected.ms, saturation, fixed };
+    return { variant: server.name, shape: shape.id, round, connectMs, saturation, fixed };
   } finally {
     await feed.close();
     await workers.close();

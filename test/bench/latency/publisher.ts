@@ -4,9 +4,9 @@
 // so a slow answer never holds the next publish back. Message i goes to channel i mod C with the
 // channel's next sequence number; its data carries the send time. The first `rampS` seconds are
 // the ramp (`p: 0`), the next `durationS` the measured phase (`p: 1`).
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { percentile } from '../support/http-load.ts';
+import { percentile, postOnce } from '../support/http-load.ts';
 import type {
   PublishData,
   PublisherCommand,
@@ -19,30 +19,6 @@ const send = (m: PublisherMessage) => process.send?.(m);
 const nowEpochMs = () => performance.timeOrigin + performance.now();
 const ANSWER_TIMEOUT_MS = 30_000;
 const TEXT = 'hello from the latency benchmark';
-
-/** POSTs `body`; resolves with the status, or `error` when no answer came. */
-function post(agent: Agent, target: URL, headers: Record<string, string>, body: string) {
-  return new Promise<number | 'error'>((resolve) => {
-    const req = request(
-      {
-        agent,
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', () => resolve('error'));
-      },
-    );
-    req.setTimeout(ANSWER_TIMEOUT_MS, () => req.destroy(new Error('timed out')));
-    req.on('error', () => resolve('error'));
-    req.end(body);
-  });
-}
 
 async function run(plan: PublishPlan): Promise<PublishResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: plan.sockets, scheduling: 'fifo' });
@@ -81,7 +57,12 @@ async function run(plan: PublishPlan): Promise<PublishResult> {
         const t = nowEpochMs();
         const data: PublishData = { s: seq, t, p: measured ? 1 : 0, text: TEXT };
         const body = JSON.stringify({ channel: plan.channels[channel], data, ...plan.bodyFields });
-        const p = post(agent, target, plan.headers, body).then((status) => {
+        // The status, or `error` when no answer came.
+        const answered = postOnce(agent, target, plan.headers, body, { timeoutMs: ANSWER_TIMEOUT_MS }).then(
+          (a) => a.status,
+          () => 'error' as const,
+        );
+        const p = answered.then((status) => {
           statuses[status] = (statuses[status] ?? 0) + 1;
           if (typeof status === 'number' && status >= 200 && status < 300) {
             accepted++;

@@ -24,6 +24,7 @@ import { secretKeysOf } from '@lattice/cli';
 import { createLogger, loadConfig, newId } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase } from '@lattice/infra';
 import { createDb, migrateLatest } from '@lattice/store';
+import { benchEnvReaders } from '../support/bench-env.ts';
 import { quiet } from '../support/machine-cpu.ts';
 import { benchLogLevel, PRODUCTION_LOG_LEVEL } from '../support/platform-log.ts';
 import { ARM_NAMES, type Arm, type ArmContext, type ArmName } from './arm.ts';
@@ -34,12 +35,7 @@ import { type PhaseResult, type PhaseSettings, runPhase } from './phase.ts';
 import { type LatencyReport, writeReport } from './report.ts';
 
 const env = process.env;
-const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
-const list = (name: string, fallback: string) =>
-  (env[name] ?? fallback)
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+const { num, list } = benchEnvReaders(env);
 const channels = num('BENCH_CHANNELS', 100);
 const settings = {
   rates: list('BENCH_RATES', '100,1000,3000').map(Number),

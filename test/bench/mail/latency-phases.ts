@@ -3,9 +3,10 @@
 // the emails over; several phases, each after a VACUUM and a quiet-machine check.
 import { performance } from 'node:perf_hooks';
 import { sleep } from '@lattice/core';
-import { percentile, poster } from '../support/http-load.ts';
-import { quiet } from '../support/machine-cpu.ts';
-import { cpuNow, cpuSince, waitFor } from './processes.ts';
+import { waitUntil } from '../../support/wait-until.ts';
+import { concatSorted, percentile, poster } from '../support/http-load.ts';
+import { meanGeneratorInfraMachineCpu, quiet } from '../support/machine-cpu.ts';
+import { cpuNow, cpuSince } from './processes.ts';
 import type { Cpu, LatencyResult } from './report.ts';
 import { type Bench, sendBody, settle, vacuum } from './rounds.ts';
 
@@ -69,9 +70,11 @@ async function latencyPhase(b: Bench, label: string, rate: number, seconds: numb
     const sentForMs = performance.now() - start;
     await Promise.all(inFlight);
     const accepted = messageIds.filter((m): m is string => m !== undefined);
-    await waitFor(
+    await waitUntil(
       `latency: ${current.total} of ${accepted.length} received`,
       () => current.total >= accepted.length,
+      120_000,
+      5,
     );
     clearInterval(ticker);
     const cpu = await cpuSince(servers, cpuBefore, count);
@@ -125,17 +128,8 @@ export async function latencyRounds(b: Bench, s: LatencySettings): Promise<Laten
       `${label}: p50 ${entry.p50Ms.toFixed(2)} ms, p99 ${entry.p99Ms.toFixed(2)} ms, max ${entry.maxMs.toFixed(2)} ms, ${entry.non202} not 202; machine ${(100 * entry.machineBusy).toFixed(0)}% busy`,
     );
   }
-  const all = (f: (p: PhaseData) => Float64Array) => {
-    const out = new Float64Array(phases.reduce((n, p) => n + f(p).length, 0));
-    let at = 0;
-    for (const p of phases) {
-      out.set(f(p), at);
-      at += f(p).length;
-    }
-    return out.sort();
-  };
-  const sorted = all((p) => p.accept);
-  const handover = all((p) => p.handover);
+  const sorted = concatSorted(phases.map((p) => p.accept));
+  const handover = concatSorted(phases.map((p) => p.handover));
   const statuses: Record<string, number> = {};
   for (const p of phases)
     for (const [status, n] of p.statuses) statuses[status] = (statuses[status] ?? 0) + n;
@@ -159,12 +153,7 @@ export async function latencyRounds(b: Bench, s: LatencySettings): Promise<Laten
       management: mean((c) => c.management),
       actors: mean((c) => c.actors),
       smartHost: mean((c) => c.smartHost),
-      generator: mean((c) => c.generator),
-      postgres: mean((c) => c.postgres),
-      kafka: mean((c) => c.kafka),
-      redis: mean((c) => c.redis),
-      machine: mean((c) => c.machine),
-      machineBusy: mean((c) => c.machineBusy),
+      ...meanGeneratorInfraMachineCpu(phases.map((p) => p.cpu)),
       other: mean((c) => c.other),
       statements: {
         management: mean((c) => c.statements.management),

@@ -1,10 +1,11 @@
 // docs/benchmarks-mail.svg, drawn by hand: received messages per second over each round, and the
 // accept latency distribution.
-import type { BenchResult } from './report.ts';
-import { TARGET_P99_MS } from './report.ts';
+import { svgDocument } from '../support/svg-bars.ts';
+import { gridLines } from '../support/svg-grid-lines.ts';
+import { tailLatencyPanel } from '../support/svg-tail-latency.ts';
+import { type BenchResult, fixed, TARGET_P99_MS } from './report.ts';
 
 const COLORS = { platform: '#d9480f', bare: '#1c7ed6' } as const;
-const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 
 function throughputPanel(r: BenchResult, x0: number, y0: number, w: number, h: number): string[] {
   const series = r.rounds;
@@ -15,13 +16,13 @@ function throughputPanel(r: BenchResult, x0: number, y0: number, w: number, h: n
   const out = [
     `<text x="${x0}" y="${y0 - 12}" font-size="12">Messages received by the smart host, each second of each round</text>`,
   ];
-  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-    const v = max * f;
-    out.push(
-      `<line x1="${x0}" x2="${x0 + w}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`,
-      `<text x="${x0 - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" font-size="10">${fixed(v)}</text>`,
-    );
-  }
+  out.push(
+    ...gridLines(
+      x0,
+      w,
+      [0, 0.25, 0.5, 0.75, 1].map((f) => ({ y: y(max * f), text: fixed(max * f) })),
+    ),
+  );
   for (const s of series) {
     // The last second is partial: it would draw a drop that is not there.
     const full = s.perSecondSeries.length > 1 ? s.perSecondSeries.slice(0, -1) : s.perSecondSeries;
@@ -41,64 +42,28 @@ function throughputPanel(r: BenchResult, x0: number, y0: number, w: number, h: n
   return out;
 }
 
-/** The latency panel's vertical scale: 0 at the bottom, then 90%, 99%, 99.9% at equal steps. */
-const TAIL_STEPS = 3;
-const tailOf = (share: number) => Math.min(TAIL_STEPS, -Math.log10(Math.max(1 - share, 10 ** -TAIL_STEPS)));
-
-function latencyPanel(r: BenchResult, x0: number, y0: number, w: number, h: number): string[] {
-  const l = r.latency;
-  const maxMs = Math.max(TARGET_P99_MS * 1.25, Math.min(l.maxMs, l.p999Ms * 1.2));
-  const x = (ms: number) => x0 + (Math.min(ms, maxMs) / maxMs) * w;
-  const y = (share: number) => y0 + h - (tailOf(share) / TAIL_STEPS) * h;
-  const out = [
-    `<text x="${x0}" y="${y0 - 12}" font-size="12">Accept latency at ${l.rate} sends/s: share answered within</text>`,
-  ];
-  for (const [share, text] of [
-    [0, '0%'],
-    [0.5, '50%'],
-    [0.9, '90%'],
-    [0.99, '99%'],
-    [0.999, '99.9%'],
-  ] as const) {
-    out.push(
-      `<line x1="${x0}" x2="${x0 + w}" y1="${y(share).toFixed(1)}" y2="${y(share).toFixed(1)}" stroke="#ddd"/>`,
-      `<text x="${x0 - 6}" y="${(y(share) + 4).toFixed(1)}" text-anchor="end" font-size="10">${text}</text>`,
-    );
-  }
-  const n = l.sorted.length;
-  const points = l.sorted.map((ms, i) => `${x(ms).toFixed(1)},${y((i + 1) / n).toFixed(1)}`);
-  const tx = x(TARGET_P99_MS);
-  out.push(
-    `<polyline fill="none" stroke="${COLORS.platform}" stroke-width="1.8" points="${points.join(' ')}"/>`,
-    `<line x1="${tx.toFixed(1)}" x2="${tx.toFixed(1)}" y1="${y0}" y2="${y0 + h}" stroke="#c92a2a" stroke-dasharray="4 3"/>`,
-    `<text x="${(tx + 4).toFixed(1)}" y="${y0 + 24}" font-size="10" fill="#c92a2a">p99 target ${TARGET_P99_MS} ms</text>`,
-    `<circle cx="${x(l.p99Ms).toFixed(1)}" cy="${y(0.99).toFixed(1)}" r="3" fill="${COLORS.platform}"/>`,
-    `<text x="${(x(l.p99Ms) + 6).toFixed(1)}" y="${(y(0.99) + 12).toFixed(1)}" font-size="10">p99 ${fixed(l.p99Ms, 1)} ms</text>`,
-    `<circle cx="${x(l.p50Ms).toFixed(1)}" cy="${y(0.5).toFixed(1)}" r="3" fill="${COLORS.platform}"/>`,
-    `<text x="${(x(l.p50Ms) + 6).toFixed(1)}" y="${(y(0.5) + 12).toFixed(1)}" font-size="10">p50 ${fixed(l.p50Ms, 1)} ms</text>`,
-  );
-  for (const f of [0, 0.25, 0.5, 0.75, 1])
-    out.push(
-      `<text x="${x(maxMs * f).toFixed(1)}" y="${y0 + h + 14}" text-anchor="middle" font-size="10">${fixed(maxMs * f, 0)}</text>`,
-    );
-  out.push(
-    `<text x="${x0 + w / 2}" y="${y0 + h + 28}" text-anchor="middle" font-size="10">ms (just before the request → answer end)</text>`,
-  );
-  return out;
-}
-
 export function svgOf(r: BenchResult): string {
-  const w = 780;
   const h = 330;
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">`,
-    '<title>Mail benchmark: messages received per second by arm, and accept latency at a fixed rate</title>',
-    '<rect width="100%" height="100%" fill="white"/>',
-    ...throughputPanel(r, 50, 40, 320, 220),
-    ...latencyPanel(r, 460, 40, 300, 220),
-    `<rect x="50" y="${h - 22}" width="10" height="10" fill="${COLORS.platform}"/><text x="64" y="${h - 13}" font-size="11">platform (management → Kafka → actors → smart host)</text>`,
-    `<rect x="400" y="${h - 22}" width="10" height="10" fill="${COLORS.bare}"/><text x="414" y="${h - 13}" font-size="11">bare pooled nodemailer</text>`,
-    '</svg>',
-    '',
-  ].join('\n');
+  return svgDocument(
+    780,
+    h,
+    'Mail benchmark: messages received per second by arm, and accept latency at a fixed rate',
+    [
+      ...throughputPanel(r, 50, 40, 320, 220),
+      ...tailLatencyPanel({
+        x0: 460,
+        y0: 40,
+        w: 300,
+        h: 220,
+        title: `Accept latency at ${r.latency.rate} sends/s: share answered within`,
+        axisLabel: 'ms (just before the request → answer end)',
+        color: COLORS.platform,
+        latency: r.latency,
+        targetP99Ms: TARGET_P99_MS,
+        targetLabel: { text: `p99 target ${TARGET_P99_MS} ms`, at: 'top' },
+      }),
+      `<rect x="50" y="${h - 22}" width="10" height="10" fill="${COLORS.platform}"/><text x="64" y="${h - 13}" font-size="11">platform (management → Kafka → actors → smart host)</text>`,
+      `<rect x="400" y="${h - 22}" width="10" height="10" fill="${COLORS.bare}"/><text x="414" y="${h - 13}" font-size="11">bare pooled nodemailer</text>`,
+    ],
+  );
 }

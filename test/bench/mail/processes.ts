@@ -1,37 +1,18 @@
 // The parent's side of the mail benchmark's children: starting them, their CPU time, SQL
 // statements (over IPC) and log bytes beside the infrastructure's and the machine's (/proc), and
 // the tally of what the smart host reports during one measurement.
-import type { ChildProcess } from 'node:child_process';
-import { sleep } from '@lattice/core';
-import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
-import { infraCpu, machineCpu } from '../support/machine-cpu.ts';
+import { type StatsServer, startStatsServer } from '../support/child-messages.ts';
+import { generatorInfraMachineCpu, generatorInfraMachineCpuPer } from '../support/machine-cpu.ts';
+import { MeasuredArrivals } from '../support/measured-arrivals.ts';
 import type { LogFiles } from '../support/platform-log.ts';
 import type { Received, ServerArgs, ServerMessage } from './bench-server.ts';
 import type { Cpu } from './report.ts';
 
-export interface Server {
-  child: ChildProcess;
-  url: string;
-  /** The child's CPU time so far (user + system, µs) and the SQL statements it has run. */
-  stats(): Promise<{ cpuUs: number; statements: number }>;
-  stop(): Promise<void>;
-}
+/** A child: its CPU time so far (user + system, µs) and the SQL statements it has run, as `stats`. */
+export type Server = StatsServer<{ cpuUs: number; statements: number }>;
 
-export async function startServer(args: ServerArgs, profileDir: string | undefined): Promise<Server> {
-  const child = forkBenchChild(new URL('./bench-server.ts', import.meta.url), args, profileDir);
-  const label = `bench ${args.role}`;
-  const ready = await nextMessage<ServerMessage, 'ready'>(child, 'ready', label);
-  return {
-    child,
-    url: ready.url,
-    async stats() {
-      const answer = nextMessage<ServerMessage, 'stats'>(child, 'stats', label);
-      child.send({ type: 'stats' });
-      const { cpuUs, statements } = await answer;
-      return { cpuUs, statements };
-    },
-    stop: controlOf(child, label).stop,
-  };
+export function startServer(args: ServerArgs, profileDir: string | undefined): Promise<Server> {
+  return startStatsServer(new URL('./bench-server.ts', import.meta.url), args, profileDir);
 }
 
 export interface Servers {
@@ -53,33 +34,18 @@ export async function cpuNow(s: Servers) {
   ]);
   s.logs.take('management');
   s.logs.take('actors');
-  const own = process.cpuUsage();
-  return {
-    management,
-    actors,
-    smartHost,
-    generator: own.user + own.system,
-    infra: infraCpu(),
-    machine: machineCpu(),
-  };
+  return { management, actors, smartHost, ...generatorInfraMachineCpu() };
 }
 
 /** CPU, statements and log bytes per message since `before`, over `n` messages. */
 export async function cpuSince(s: Servers, before: CpuReading, n: number): Promise<Cpu> {
   const logBytes = { management: s.logs.take('management') / n, actors: s.logs.take('actors') / n };
   const after = await cpuNow(s);
-  const busy = after.machine.busyUs - before.machine.busyUs;
-  const total = after.machine.totalUs - before.machine.totalUs;
   const cpu: Cpu = {
     management: (after.management.cpuUs - before.management.cpuUs) / n,
     actors: (after.actors.cpuUs - before.actors.cpuUs) / n,
     smartHost: (after.smartHost.cpuUs - before.smartHost.cpuUs) / n,
-    generator: (after.generator - before.generator) / n,
-    postgres: (after.infra.postgres - before.infra.postgres) / n,
-    kafka: (after.infra.kafka - before.infra.kafka) / n,
-    redis: (after.infra.redis - before.infra.redis) / n,
-    machine: busy / n,
-    machineBusy: total > 0 ? busy / total : Number.NaN,
+    ...generatorInfraMachineCpuPer(before, after, n),
     other: 0,
     statements: {
       management: (after.management.statements - before.management.statements) / n,
@@ -126,37 +92,13 @@ export class Tally {
 }
 
 /** Routes the smart host's reports to the measurement under way; any outside one is an error. */
-export class Arrivals {
-  private current: Tally | null = null;
-  private strays = 0;
+export class Arrivals extends MeasuredArrivals<ServerMessage, Received, Tally> {
   constructor(smartHost: Server) {
-    smartHost.child.on('message', (m: ServerMessage) => {
-      if (m.type !== 'received') return;
-      for (const r of m.messages) {
-        if (this.current) this.current.add(r);
-        else this.strays++;
-      }
-    });
-  }
-  begin(): Tally {
-    if (this.strays) throw new Error(`${this.strays} messages reached the smart host between rounds`);
-    this.current = new Tally();
-    return this.current;
-  }
-  /** The tally under way (a check after the round's wait), or a failure. */
-  tally(): Tally {
-    if (!this.current) throw new Error('no measurement under way');
-    return this.current;
-  }
-  end(): void {
-    this.current = null;
-  }
-}
-
-export async function waitFor(label: string, done: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${label}: gave up after ${timeoutMs / 1000} s`);
-    await sleep(5);
+    super(
+      smartHost.child,
+      (m) => (m.type === 'received' ? m.messages : []),
+      () => new Tally(),
+      (n) => `${n} messages reached the smart host between rounds`,
+    );
   }
 }

@@ -6,8 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { sleep } from '@lattice/core';
 import type { Db } from '@lattice/store';
 import type nodemailer from 'nodemailer';
+import { waitUntil } from '../../support/wait-until.ts';
 import { pool, poster } from '../support/http-load.ts';
-import { type Arrivals, cpuNow, cpuSince, type Servers, waitFor } from './processes.ts';
+import { type Arrivals, cpuNow, cpuSince, type Servers } from './processes.ts';
 import type { Round } from './report.ts';
 
 /** Epoch milliseconds with the monotonic clock's resolution; the smart host stamps the same way. */
@@ -75,7 +76,7 @@ async function measure(
       answered++;
     });
     answeredMs = epochMs() - startMs;
-    await waitFor(`${label}: ${current.total} of ${n} received`, () => current.total >= n);
+    await waitUntil(`${label}: ${current.total} of ${n} received`, () => current.total >= n, 120_000, 5);
   } finally {
     clearInterval(ticker);
   }

@@ -47,6 +47,7 @@ import {
 } from '@lattice/mail';
 import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
 import nodemailer from 'nodemailer';
+import { benchEnvReaders } from '../support/bench-env.ts';
 import { quiet } from '../support/machine-cpu.ts';
 import { benchLogLevel, createLogFiles } from '../support/platform-log.ts';
 import type { ServerRole } from './bench-server.ts';
@@ -65,7 +66,7 @@ import {
 } from './rounds.ts';
 
 const env = process.env;
-const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const { num } = benchEnvReaders(env);
 const baseConfig = loadConfig(env);
 const settings = {
   messages: num('BENCH_MESSAGES', 3000),

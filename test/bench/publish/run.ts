@@ -24,6 +24,7 @@ import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import { closeRedis, createRedis, fanOutChannelPattern } from '@lattice/redis';
 import { createDb, type Db, migrateLatest } from '@lattice/store';
+import { benchEnvReaders } from '../support/bench-env.ts';
 import { benchProduct, deleteBenchProduct } from '../support/bench-product.ts';
 import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
 import { poster } from '../support/http-load.ts';
@@ -34,7 +35,7 @@ import { measure } from './measure.ts';
 import { type BenchResult, type Round, writeReport } from './report.ts';
 
 const env = process.env;
-const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const { num } = benchEnvReaders(env);
 const settings = {
   messages: num('BENCH_MESSAGES', 20_000),
   concurrency: num('BENCH_CONCURRENCY', 64),

@@ -1,5 +1,5 @@
 // Benchmarks drive their servers as child processes over IPC; this waits for the next message
-// of one type, and fails when the child exits first.
+// of one type (failing when the child exits first), asks a child for one, and starts one.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,17 @@ export function nextMessage<M extends { type: string }, T extends M['type']>(
   });
 }
 
+/** Sends `{ type }` to `child` and waits for its answer, the child's next message of that type. */
+export function askChild<M extends { type: string }, T extends M['type']>(
+  child: ChildProcess,
+  type: T,
+  label: string,
+): Promise<Extract<M, { type: T }>> {
+  const answer = nextMessage<M, T>(child, type, label);
+  child.send({ type });
+  return answer;
+}
+
 type CpuMessage = { type: 'cpu'; userUs: number; systemUs: number };
 
 export interface BenchServerControl {
@@ -38,9 +49,7 @@ export interface BenchServerControl {
 export function controlOf(child: ChildProcess, label: string): BenchServerControl {
   return {
     async cpuUs() {
-      const answer = nextMessage<CpuMessage, 'cpu'>(child, 'cpu', label);
-      child.send({ type: 'cpu' });
-      const { userUs, systemUs } = await answer;
+      const { userUs, systemUs } = await askChild<CpuMessage, 'cpu'>(child, 'cpu', label);
       return userUs + systemUs;
     },
     async stop() {
@@ -74,4 +83,32 @@ export function forkBenchChild(
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+}
+
+/** A server child that reports `ready` with its URL, and answers `stats` with counters `S`. */
+export interface StatsServer<S> {
+  child: ChildProcess;
+  url: string;
+  /** The child's counters so far: its `stats` answer as it came (`type` included). */
+  stats(): Promise<S>;
+  stop(): Promise<void>;
+}
+
+/** Starts `script` as a server child (forkBenchChild) and waits until it is ready. */
+export async function startStatsServer<S>(
+  script: URL,
+  args: { role: string },
+  profileDir: string | undefined,
+  env: Record<string, string> = {},
+): Promise<StatsServer<S>> {
+  const child = forkBenchChild(script, args, profileDir, env);
+  const label = `bench ${args.role}`;
+  const ready = await nextMessage<{ type: 'ready'; url: string }, 'ready'>(child, 'ready', label);
+  return {
+    child,
+    url: ready.url,
+    stats: () =>
+      askChild<{ type: 'stats' }, 'stats'>(child, 'stats', label) as Promise<unknown> as Promise<S>,
+    stop: controlOf(child, label).stop,
+  };
 }

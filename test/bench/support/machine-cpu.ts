@@ -1,6 +1,7 @@
 // What the benchmarks read of the machine around a measurement (Linux /proc): its busy and total
-// CPU time, one process's and the infrastructure's processes' CPU time, and a wait for a quiet
-// machine before a round (another session's tests take the same cores).
+// CPU time, one process's and the infrastructure's processes' CPU time (with the load
+// generator's, per unit of work between two readings), and a wait for a quiet machine before a
+// round (another session's tests take the same cores).
 import { readdirSync, readFileSync } from 'node:fs';
 import { sleep } from '@lattice/core';
 
@@ -54,6 +55,63 @@ export function infraCpu(): { postgres: number; kafka: number; redis: number } {
     sums[which] += ticks * USER_HZ_US;
   }
   return sums;
+}
+
+/**
+ * What a benchmark reads around a measurement beside its own servers: this process's CPU time
+ * (the load generator's), the infrastructure's and the machine's, in µs.
+ */
+export function generatorInfraMachineCpu() {
+  const own = process.cpuUsage();
+  return { generator: own.user + own.system, infra: infraCpu(), machine: machineCpu() };
+}
+
+export type GeneratorInfraMachineReading = ReturnType<typeof generatorInfraMachineCpu>;
+
+/**
+ * The load generator's and the infrastructure's CPU time per unit of work (µs per message,
+ * delivery…), the machine's busy time per unit, and the share of the machine's CPU time that was
+ * busy (0..1).
+ */
+export interface GeneratorInfraMachineCpu {
+  generator: number;
+  postgres: number;
+  kafka: number;
+  redis: number;
+  machine: number;
+  machineBusy: number;
+}
+
+/** Those figures between two readings, over `n` units of work. */
+export function generatorInfraMachineCpuPer(
+  before: GeneratorInfraMachineReading,
+  after: GeneratorInfraMachineReading,
+  n: number,
+): GeneratorInfraMachineCpu {
+  const busy = after.machine.busyUs - before.machine.busyUs;
+  const total = after.machine.totalUs - before.machine.totalUs;
+  return {
+    generator: (after.generator - before.generator) / n,
+    postgres: (after.infra.postgres - before.infra.postgres) / n,
+    kafka: (after.infra.kafka - before.infra.kafka) / n,
+    redis: (after.infra.redis - before.infra.redis) / n,
+    machine: busy / n,
+    machineBusy: total > 0 ? busy / total : Number.NaN,
+  };
+}
+
+/** Each figure's mean over several measurements. */
+export function meanGeneratorInfraMachineCpu(cpus: GeneratorInfraMachineCpu[]): GeneratorInfraMachineCpu {
+  const mean = (figure: keyof GeneratorInfraMachineCpu) =>
+    cpus.reduce((sum, c) => sum + c[figure], 0) / cpus.length;
+  return {
+    generator: mean('generator'),
+    postgres: mean('postgres'),
+    kafka: mean('kafka'),
+    redis: mean('redis'),
+    machine: mean('machine'),
+    machineBusy: mean('machineBusy'),
+  };
 }
 
 /**

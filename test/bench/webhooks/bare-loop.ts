@@ -8,9 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { sleep } from '@lattice/core';
 import { mintWebhookSecret, signWebhook, webhookPayload, webhookSecretKey } from '@lattice/mail';
+import { waitUntil } from '../../support/wait-until.ts';
 import { type Bench, benchEvent } from './endpoints.ts';
 import { epochMs } from './platform-phases.ts';
-import { cpuNow, cpuSince, waitFor } from './processes.ts';
+import { cpuNow, cpuSince } from './processes.ts';
 import type { Round } from './report.ts';
 
 /** What the platform's requester (webhook-request.ts) sends besides the signature. */
@@ -104,7 +105,7 @@ export async function bareRound(
         }
       }),
     );
-    await waitFor(`${label}: ${tally.total} of ${n} received`, () => tally.total >= n);
+    await waitUntil(`${label}: ${tally.total} of ${n} received`, () => tally.total >= n, 120_000, 5);
   } finally {
     clearInterval(ticker);
   }

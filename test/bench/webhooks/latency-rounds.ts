@@ -2,8 +2,8 @@
 // rate (platform-phases.ts latencyPhase), each after a VACUUM and a quiet-machine check; the
 // figures are of every delivery of every phase together (a stall in one phase is in the p99),
 // and per phase.
-import { percentile } from '../support/http-load.ts';
-import { quiet } from '../support/machine-cpu.ts';
+import { concatSorted, percentile } from '../support/http-load.ts';
+import { meanGeneratorInfraMachineCpu, quiet } from '../support/machine-cpu.ts';
 import { type Bench, vacuum } from './endpoints.ts';
 import { type LatencyPhase, latencyPhase } from './platform-phases.ts';
 import type { Cpu, LatencyResult } from './report.ts';
@@ -14,16 +14,6 @@ export interface LatencySettings {
   latencySeconds: number;
   latencyEndpoints: number;
 }
-
-const sortedOf = (arrays: Float64Array[]) => {
-  const out = new Float64Array(arrays.reduce((n, a) => n + a.length, 0));
-  let at = 0;
-  for (const a of arrays) {
-    out.set(a, at);
-    at += a.length;
-  }
-  return out.sort();
-};
 
 /**
  * BENCH_LATENCY_ROUNDS latency phases, each after a VACUUM and a quiet-machine check; the figures
@@ -62,10 +52,10 @@ export async function latencyRounds(b: Bench, settings: LatencySettings): Promis
       `${label}: event → first attempt p50 ${entry.p50Ms.toFixed(2)} ms, p99 ${entry.p99Ms.toFixed(2)} ms, max ${entry.maxMs.toFixed(2)} ms; delivered at ${entry.deliveredRate.toFixed(1)}/s; actors ${entry.actors.toFixed(0)} µs/delivery, other ${entry.other.toFixed(0)}; machine ${(100 * entry.machineBusy).toFixed(0)}% busy`,
     );
   }
-  const sorted = sortedOf(phases.map((p) => p.firstAttemptMs));
-  const acks = sortedOf(phases.map((p) => p.publishAckMs));
-  const recorded = sortedOf(phases.map((p) => p.recordedMs));
-  const attempted = sortedOf(phases.map((p) => p.attemptedMs));
+  const sorted = concatSorted(phases.map((p) => p.firstAttemptMs));
+  const acks = concatSorted(phases.map((p) => p.publishAckMs));
+  const recorded = concatSorted(phases.map((p) => p.recordedMs));
+  const attempted = concatSorted(phases.map((p) => p.attemptedMs));
   const mean = (f: (c: Cpu) => number) => phases.reduce((sum, p) => sum + f(p.cpu), 0) / phases.length;
   return {
     rate: settings.latencyRate,
@@ -88,12 +78,7 @@ export async function latencyRounds(b: Bench, settings: LatencySettings): Promis
     cpu: {
       actors: mean((c) => c.actors),
       receiver: mean((c) => c.receiver),
-      generator: mean((c) => c.generator),
-      postgres: mean((c) => c.postgres),
-      kafka: mean((c) => c.kafka),
-      redis: mean((c) => c.redis),
-      machine: mean((c) => c.machine),
-      machineBusy: mean((c) => c.machineBusy),
+      ...meanGeneratorInfraMachineCpu(phases.map((p) => p.cpu)),
       other: mean((c) => c.other),
       statements: mean((c) => c.statements),
       webhookStatements: mean((c) => c.webhookStatements),

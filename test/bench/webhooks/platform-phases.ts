@@ -6,6 +6,7 @@
 // is a row that succeeded at its first attempt.
 import { performance } from 'node:perf_hooks';
 import { sleep } from '@lattice/core';
+import { waitUntil } from '../../support/wait-until.ts';
 import { percentile } from '../support/http-load.ts';
 import {
   type Bench,
@@ -16,7 +17,7 @@ import {
   insertEndpoints,
   recordedAtMs,
 } from './endpoints.ts';
-import { cpuNow, cpuSince, waitFor } from './processes.ts';
+import { cpuNow, cpuSince } from './processes.ts';
 import type { Cpu, Round } from './report.ts';
 
 /** Epoch milliseconds with the monotonic clock's resolution; the receiver stamps the same way. */
@@ -55,7 +56,7 @@ export async function platformRound(
       }),
     );
     publishedMs = epochMs() - startMs;
-    await waitFor(`${label}: ${tally.total} of ${n} received`, () => tally.total >= n);
+    await waitUntil(`${label}: ${tally.total} of ${n} received`, () => tally.total >= n, 120_000, 5);
   } finally {
     clearInterval(ticker);
   }
@@ -154,10 +155,11 @@ export async function latencyPhase(
     sentForMs = performance.now() - start;
     await Promise.all(inFlight);
     if (failures) throw new Error(`${label}: ${failures} events were not acknowledged by Kafka`);
-    await waitFor(
+    await waitUntil(
       `${label}: ${tally.total} of ${expected.size} received`,
       () => tally.total >= expected.size,
       60_000,
+      5,
     );
   } finally {
     clearInterval(ticker);

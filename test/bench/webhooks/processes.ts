@@ -1,41 +1,30 @@
 // The parent's side of the webhook benchmark's children: starting them, their CPU time, SQL
 // statements (over IPC) and log bytes beside the infrastructure's and the machine's (/proc), and
 // the tally of what the receiver reports during one measurement.
-import type { ChildProcess } from 'node:child_process';
-import { sleep } from '@lattice/core';
-import { controlOf, forkBenchChild, nextMessage } from '../support/child-messages.ts';
-import { infraCpu, machineCpu } from '../support/machine-cpu.ts';
+import { type StatsServer, startStatsServer } from '../support/child-messages.ts';
+import { generatorInfraMachineCpu, generatorInfraMachineCpuPer } from '../support/machine-cpu.ts';
+import { MeasuredArrivals } from '../support/measured-arrivals.ts';
 import type { LogFiles } from '../support/platform-log.ts';
 import type { Arrival, ServerArgs, ServerMessage } from './bench-server.ts';
 import type { Cpu } from './report.ts';
 
-export interface Server {
-  child: ChildProcess;
-  url: string;
-  /** The child's CPU time so far (user + system, µs) and the SQL statements it has run. */
-  stats(): Promise<{ cpuUs: number; statements: number; webhookStatements: number; handshakes: number }>;
-  stop(): Promise<void>;
-}
+/**
+ * A child: its CPU time so far (user + system, µs), the SQL statements it has run (all, and on
+ * the webhook tables) and the TLS handshakes it has made, as `stats`.
+ */
+export type Server = StatsServer<{
+  cpuUs: number;
+  statements: number;
+  webhookStatements: number;
+  handshakes: number;
+}>;
 
-export async function startServer(
+export function startServer(
   args: ServerArgs,
   profileDir: string | undefined,
   env: Record<string, string>,
 ): Promise<Server> {
-  const child = forkBenchChild(new URL('./bench-server.ts', import.meta.url), args, profileDir, env);
-  const label = `bench ${args.role}`;
-  const ready = await nextMessage<ServerMessage, 'ready'>(child, 'ready', label);
-  return {
-    child,
-    url: ready.url,
-    async stats() {
-      const answer = nextMessage<ServerMessage, 'stats'>(child, 'stats', label);
-      child.send({ type: 'stats' });
-      const { cpuUs, statements, webhookStatements, handshakes } = await answer;
-      return { cpuUs, statements, webhookStatements, handshakes };
-    },
-    stop: controlOf(child, label).stop,
-  };
+  return startStatsServer(new URL('./bench-server.ts', import.meta.url), args, profileDir, env);
 }
 
 export interface Servers {
@@ -51,25 +40,17 @@ export type CpuReading = Awaited<ReturnType<typeof cpuNow>>;
 export async function cpuNow(s: Servers) {
   const [actors, receiver] = await Promise.all([s.actors.stats(), s.receiver.stats()]);
   s.logs.take('actors');
-  const own = process.cpuUsage();
-  return { actors, receiver, generator: own.user + own.system, infra: infraCpu(), machine: machineCpu() };
+  return { actors, receiver, ...generatorInfraMachineCpu() };
 }
 
 /** CPU, statements and log bytes per delivery since `before`, over `n` deliveries. */
 export async function cpuSince(s: Servers, before: CpuReading, n: number): Promise<Cpu> {
   const logBytes = s.logs.take('actors') / n;
   const after = await cpuNow(s);
-  const busy = after.machine.busyUs - before.machine.busyUs;
-  const total = after.machine.totalUs - before.machine.totalUs;
   const cpu: Cpu = {
     actors: (after.actors.cpuUs - before.actors.cpuUs) / n,
     receiver: (after.receiver.cpuUs - before.receiver.cpuUs) / n,
-    generator: (after.generator - before.generator) / n,
-    postgres: (after.infra.postgres - before.infra.postgres) / n,
-    kafka: (after.infra.kafka - before.infra.kafka) / n,
-    redis: (after.infra.redis - before.infra.redis) / n,
-    machine: busy / n,
-    machineBusy: total > 0 ? busy / total : Number.NaN,
+    ...generatorInfraMachineCpuPer(before, after, n),
     other: 0,
     statements: (after.actors.statements - before.actors.statements) / n,
     webhookStatements: (after.actors.webhookStatements - before.actors.webhookStatements) / n,
@@ -129,32 +110,13 @@ export class Tally {
 }
 
 /** Routes the receiver's reports to the measurement under way; any outside one is an error. */
-export class Arrivals {
-  private current: Tally | null = null;
-  private strays = 0;
+export class Arrivals extends MeasuredArrivals<ServerMessage, Arrival, Tally> {
   constructor(receiver: Server) {
-    receiver.child.on('message', (m: ServerMessage) => {
-      if (m.type !== 'received') return;
-      for (const r of m.requests) {
-        if (this.current) this.current.add(r);
-        else this.strays++;
-      }
-    });
-  }
-  begin(): Tally {
-    if (this.strays) throw new Error(`${this.strays} requests reached the receiver between measurements`);
-    this.current = new Tally();
-    return this.current;
-  }
-  end(): void {
-    this.current = null;
-  }
-}
-
-export async function waitFor(label: string, done: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${label}: gave up after ${timeoutMs / 1000} s`);
-    await sleep(5);
+    super(
+      receiver.child,
+      (m) => (m.type === 'received' ? m.requests : []),
+      () => new Tally(),
+      (n) => `${n} requests reached the receiver between measurements`,
+    );
   }
 }

@@ -37,6 +37,7 @@ import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { createKafka, createRecordProducer, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { createMailEventPublisher, webhookPayload } from '@lattice/mail';
 import { bootstrapProduct, createDb, migrateLatest } from '@lattice/store';
+import { benchEnvReaders } from '../support/bench-env.ts';
 import { quiet } from '../support/machine-cpu.ts';
 import { benchLogLevel, createLogFiles } from '../support/platform-log.ts';
 import { bareClient, bareRound } from './bare-loop.ts';
@@ -47,7 +48,7 @@ import { Arrivals, type Servers, startServer } from './processes.ts';
 import { type BenchResult, type LatencyResult, type Round, writeReport } from './report.ts';
 
 const env = process.env;
-const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const { num } = benchEnvReaders(env);
 const baseConfig = loadConfig(env);
 const settings = {
   endpoints: num('BENCH_ENDPOINTS', 16),

@@ -328,16 +328,19 @@ export async function publicKey(stack: Stack, product: Product, environment: Env
   }
 }
 
+/** A namespace's policy as the management API takes it (the fields the tests set). */
+export type NamespacePolicyBody = Partial<{
+  presence: boolean;
+  client_events: boolean;
+  history_window_seconds: number;
+  archive_days: number;
+}>;
+
 export async function putNamespace(
   stack: Stack,
   product: Product,
   name: string,
-  policy: Partial<{
-    presence: boolean;
-    client_events: boolean;
-    history_window_seconds: number;
-    archive_days: number;
-  }>,
+  policy: NamespacePolicyBody,
 ) {
   const answer = await mgmt(
     stack.management,
@@ -347,6 +350,37 @@ export async function putNamespace(
     policy,
   );
   if (answer.status !== 201 && answer.status !== 200) throw new Error(`namespace ${name}: ${answer.status}`);
+}
+
+/** What most files here start from: one base, one stack of it, and one product on that stack. */
+export interface RealtimeHttpProduct {
+  base: RealtimeHttpBase;
+  stack: Stack;
+  product: Product;
+  /** A public key of the product, accepted by the production edge. */
+  key: string;
+}
+
+/**
+ * A base (createRealtimeHttpBase), a stack of it, a product with a public key, and the product's
+ * `namespaces`. On a failure the base is closed before the error is thrown.
+ */
+export async function startRealtimeHttpProduct(
+  label: string,
+  namespaces: Record<string, NamespacePolicyBody>,
+  opts: { base?: RealtimeHttpBaseOptions; stack?: StackOptions } = {},
+): Promise<RealtimeHttpProduct> {
+  const base = await createRealtimeHttpBase(label, opts.base);
+  try {
+    const stack = await base.startStack(opts.stack);
+    const product = await base.newProduct(stack.management);
+    const key = await publicKey(stack, product);
+    for (const [name, policy] of Object.entries(namespaces)) await putNamespace(stack, product, name, policy);
+    return { base, stack, product, key };
+  } catch (err) {
+    await base.close();
+    throw err;
+  }
 }
 
 export interface HistoryEntry {
