@@ -6,6 +6,7 @@
 // whatever happens here. So a failed subscribe is logged, not fatal; and after the subscriber
 // reconnects (when messages may have been missed) the edge reloads once to catch up.
 import { errorMessage, type Logger } from '@lattice/core';
+import { subscribeChannels } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 
 export interface KeyChangeSubscriptionOptions {
@@ -29,7 +30,7 @@ export function subscribeKeyChanges(opts: KeyChangeSubscriptionOptions): KeyChan
     if (from === channel) onChange();
   };
   const subscribe = () => {
-    subscriber.subscribe(channel).then(
+    subscribeChannels(subscriber, channel).then(
       () => log.debug('subscribed to key change notifications'),
       (err: unknown) =>
         log.warn(

@@ -11,7 +11,7 @@ import {
   type FanOutMessage,
   type PresenceResult,
 } from '@lattice/realtime-protocol';
-import { fanOutChannel, presenceResultPattern } from '@lattice/redis';
+import { fanOutChannel, presenceResultPattern, subscribeChannels, subscribePatterns } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 
 /** A fan-out message as local connections receive it. */
@@ -155,7 +155,7 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
   let patternSubscribed = false;
   let presenceResults: Promise<unknown> = Promise.resolve();
   const subscribePattern = () => {
-    presenceResults = subscriber.psubscribe(pattern).then(
+    presenceResults = subscribePatterns(subscriber, pattern).then(
       () => {
         patternSubscribed = true;
       },
@@ -209,7 +209,7 @@ export function createChannelHub(opts: ChannelHubOptions): ChannelHub {
       set.add(listener);
       let pending = subscribed.get(name);
       if (!pending) {
-        pending = subscriber.subscribe(name);
+        pending = subscribeChannels(subscriber, name);
         subscribed.set(name, pending);
         // A failed SUBSCRIBE is forgotten, so the next join tries again.
         pending.catch(() => {

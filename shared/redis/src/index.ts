@@ -19,3 +19,4 @@ export { createRedisRateLimiter } from './rate-limiter.redis.ts';
 export type { FixedWindowPolicy, RateLimiter, RateLimitResult } from './rate-limiter.ts';
 export { closeRedis, createRedis } from './redis-client.ts';
 export { runScript } from './scripts.ts';
+export { afterHandshake, subscribeChannels, subscribePatterns } from './subscribe.ts';

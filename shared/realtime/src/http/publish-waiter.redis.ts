@@ -5,7 +5,7 @@
 // subscribed, and only while they wait.
 import type { Logger } from '@lattice/core';
 import { decodeFanOutMessage } from '@lattice/realtime-protocol';
-import { fanOutChannel } from '@lattice/redis';
+import { fanOutChannel, subscribeChannels } from '@lattice/redis';
 import type { Redis } from 'ioredis';
 import type { AppliedPlace, PublicationWatch, PublishWaiter } from './publish-waiter.ts';
 
@@ -104,7 +104,7 @@ export function createRedisPublishWaiter(opts: RedisPublishWaiterOptions): Publi
       try {
         let subscribed = own.subscribed;
         if (subscribed === null) {
-          const pending = subscriber().subscribe(name);
+          const pending = subscribeChannels(subscriber(), name);
           subscribed = pending;
           own.subscribed = pending;
           pending.catch(() => {
