@@ -493,6 +493,12 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       await commitDeferred();
       await consumer.disconnect();
       assigned = [];
+      // Batches that ended during the disconnect committed what they could; nothing is tried
+      // again on a consumer that is gone (the next owner skips those replays).
+      scheduler.clearTimer(commitTimer);
+      commitTimer = undefined;
+      deferred.clear();
+      await committing?.catch(() => undefined);
       await lag.close();
     },
     assignedPartitions: () => assigned,
