@@ -314,6 +314,11 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
       chunk = oneAtATime ? fresh.slice(0, 1) : fresh;
       await actor.handle(chunk);
       metrics.records.inc(outcomeLabels.applied, chunk.length);
+      // Once per applied record: a record fetched again (a replay, a batch left to the next
+      // owner and taken up again) is not counted twice.
+      if (stages) {
+        for (const r of chunk) stages.observe('produced_fetched', (r.fetchedAtMs ?? 0) - r.timestampMs);
+      }
       if (log.isLevelEnabled('debug')) {
         log.debug(
           {
@@ -433,7 +438,6 @@ export function createActorHost<C>(opts: ActorHostOptions<C>): ActorHost {
           fetchedAtMs,
           requestId: requestIdOf(m),
         };
-        stages?.observe('produced_fetched', fetchedAtMs - record.timestampMs);
         const list = byKey.get(key);
         if (list) list.push(record);
         else byKey.set(key, [record]);

@@ -5,6 +5,7 @@
 //
 //   realtime  accepted_produced   publish request accepted → its record acknowledged by Kafka (the 202)
 //             produced_fetched    the record's Kafka timestamp (taken when its send left) → fetched by the actor host
+//                                 (observed once the record is applied: replays are not counted)
 //             fetched_applied     fetched → the channel's state and history committed in PostgreSQL
 //             applied_fanned_out  committed → published on Redis (PUBLISH answered: in the gateways' buffers)
 //             received_pushed     a gateway read it from Redis → written to its subscribers' sockets
