@@ -1,5 +1,6 @@
 // Structured JSON logs (pino). Credentials never reach a log line: known secret-bearing paths
-// are redacted at the source.
+// are censored at the source, in every line's fields and every child logger's bindings
+// (log-redaction.ts says how, and why not pino's own `redact`).
 import {
   type DestinationStream,
   destination,
@@ -7,6 +8,7 @@ import {
   type Logger as PinoLogger,
   pino,
 } from 'pino';
+import { createRedactor } from './log-redaction.ts';
 
 export type Logger = PinoLogger;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -25,6 +27,8 @@ const REDACT = [
   '*.secret',
   '*.owner_token',
 ];
+
+const redact = createRedactor(REDACT, '[redacted]');
 
 // Where loggers without a destination stream of their own write (unset: pino's default, stdout,
 // or stderr when asked). A composition root may change it before it creates loggers; the test
@@ -53,11 +57,30 @@ export function createLogger(opts: {
   const options: LoggerOptions = {
     name: opts.name,
     level: opts.level,
-    redact: { paths: REDACT, censor: '[redacted]' },
+    formatters: { log: redact },
     base: { pid: process.pid },
   };
-  if (opts.destination !== undefined && opts.destination !== 'stderr') return pino(options, opts.destination);
   const fallback = defaultLogDestination();
-  if (fallback) return pino(options, fallback);
-  return opts.destination === 'stderr' ? pino(options, destination(2)) : pino(options);
+  const logger =
+    opts.destination !== undefined && opts.destination !== 'stderr'
+      ? pino(options, opts.destination)
+      : fallback
+        ? pino(options, fallback)
+        : opts.destination === 'stderr'
+          ? pino(options, destination(2))
+          : pino(options);
+  return censoringChildBindings(logger);
+}
+
+/**
+ * pino runs `formatters.bindings` on the root's bindings only: a child's bindings are censored
+ * here instead. Children are created from their parent's prototype chain, so every descendant
+ * goes through this `child` too.
+ */
+function censoringChildBindings(logger: Logger): Logger {
+  const child = logger.child;
+  logger.child = function censoredChild(this: Logger, bindings, options) {
+    return child.call(this, redact(bindings), options);
+  } as Logger['child'];
+  return logger;
 }
