@@ -17,7 +17,7 @@ export type { ErrorBody, FieldError } from './errors.ts';
 export { ApiError, errorMessage, RetryableError, TerminalError } from './errors.ts';
 export { isUuid, nameBasedUuid, newId } from './ids.ts';
 export type { Logger } from './logger.ts';
-export { createLogger } from './logger.ts';
+export { createLogger, processLogDestination } from './logger.ts';
 export { retryWithBackoff } from './retry.ts';
 export type { Role, RoleHealth, RunningRole } from './role.ts';
 export type { Scheduler, Timer } from './scheduler.ts';

@@ -30,7 +30,40 @@ const REDACT = [
 
 const redact = createRedactor(REDACT, '[redacted]');
 
-// Where loggers without a destination stream of their own write (unset: pino's default, stdout,
+/**
+ * How a process's own log (stdout or stderr) is written: lines gather in memory and go out
+ * together, in one synchronous write, once 4 KiB are waiting or 100 ms have passed: one write for
+ * many lines instead of one per line. What is waiting is written when the process exits, also
+ * on an uncaught error. Synchronous, so lines land in the order they were logged (an asynchronous
+ * write still in flight at exit would land after the rest). A process killed outright (SIGKILL)
+ * loses at most its last 100 ms of lines (docs/operations.md "Tracing a request").
+ */
+const BUFFERED = { sync: true, minLength: 4096, periodicFlush: 100 } as const;
+
+const flushedAtExit = new Set<{ flushSync(): void }>();
+
+function flushAllAtExit(): void {
+  for (const stream of flushedAtExit) {
+    try {
+      stream.flushSync();
+    } catch {
+      // A closed stderr at exit: nothing more can be written anywhere.
+    }
+  }
+}
+
+/** A process log's destination as `lattice start` writes it: `target` a file descriptor or a file path. */
+export function processLogDestination(target: 1 | 2 | string): DestinationStream {
+  const stream =
+    typeof target === 'number'
+      ? destination({ fd: target, ...BUFFERED })
+      : destination({ dest: target, append: true, ...BUFFERED });
+  if (flushedAtExit.size === 0) process.once('exit', flushAllAtExit);
+  flushedAtExit.add(stream);
+  return stream;
+}
+
+// Where loggers without a destination stream of their own write (unset: stdout in batches,
 // or stderr when asked). A composition root may change it before it creates loggers; the test
 // suite sends every service log to a file so the terminal shows only the test reporter. Kept on
 // globalThis, not in this module: one process can hold two instances of this module (tsx loads
@@ -67,8 +100,8 @@ export function createLogger(opts: {
       : fallback
         ? pino(options, fallback)
         : opts.destination === 'stderr'
-          ? pino(options, destination(2))
-          : pino(options);
+          ? pino(options, processLogDestination(2))
+          : pino(options, processLogDestination(1));
   return censoringChildBindings(logger);
 }
 

@@ -11,6 +11,11 @@ export interface PublishData {
   t: number;
   /** 1 when sent in the measured phase, 0 in the ramp before it. */
   p: 0 | 1;
+  /**
+   * The highest sequence number on its channel answered 2xx before this one was sent (0: none).
+   * That message was durably accepted first, so it must be delivered first: the order check.
+   */
+  a: number;
   text: string;
 }
 

@@ -2,8 +2,9 @@
 // rate on an open-loop schedule. Message i is due at i / rate seconds after the start and is sent
 // then whatever the answers to earlier ones are doing (many in flight over a keep-alive agent),
 // so a slow answer never holds the next publish back. Message i goes to channel i mod C with the
-// channel's next sequence number; its data carries the send time. The first `rampS` seconds are
-// the ramp (`p: 0`), the next `durationS` the measured phase (`p: 1`).
+// channel's next sequence number; its data carries the send time and the channel's highest
+// sequence number answered 2xx so far (what it must be delivered after). The first `rampS`
+// seconds are the ramp (`p: 0`), the next `durationS` the measured phase (`p: 1`).
 import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile, postOnce } from '../support/http-load.ts';
@@ -27,6 +28,7 @@ async function run(plan: PublishPlan): Promise<PublishResult> {
   const rampCount = Math.round(plan.ratePerS * plan.rampS);
   const total = rampCount + Math.round(plan.ratePerS * plan.durationS);
   const lastSeq = new Array<number>(c).fill(0);
+  const answeredSeq = new Array<number>(c).fill(0);
   const failedSeqs: number[][] = plan.channels.map(() => []);
   const statuses: Record<string, number> = {};
   const answerMs: number[] = [];
@@ -55,7 +57,7 @@ async function run(plan: PublishPlan): Promise<PublishResult> {
         const seq = ++lastSeq[channel]!;
         const measured = i >= rampCount;
         const t = nowEpochMs();
-        const data: PublishData = { s: seq, t, p: measured ? 1 : 0, text: TEXT };
+        const data: PublishData = { s: seq, t, p: measured ? 1 : 0, a: answeredSeq[channel]!, text: TEXT };
         const body = JSON.stringify({ channel: plan.channels[channel], data, ...plan.bodyFields });
         // The status, or `error` when no answer came.
         const answered = postOnce(agent, target, plan.headers, body, { timeoutMs: ANSWER_TIMEOUT_MS }).then(
@@ -66,6 +68,7 @@ async function run(plan: PublishPlan): Promise<PublishResult> {
           statuses[status] = (statuses[status] ?? 0) + 1;
           if (typeof status === 'number' && status >= 200 && status < 300) {
             accepted++;
+            answeredSeq[channel] = Math.max(answeredSeq[channel]!, seq);
             if (inPhase) answeredInPhase++;
             if (measured) answerMs.push(nowEpochMs() - t);
           } else {

@@ -1,15 +1,21 @@
 // One subscriber's view of its channel in the latency benchmark: every delivery counted and its
 // sequence number checked (each message once, in order), and the latency of each delivery of a
 // measured-phase message kept. A push is read from its bytes: the `data` object the publisher
-// sent (`{"s","t","p","text"}`) is the only object after `"data":`, and only it is parsed.
+// sent (`{"s","t","p","a","text"}`) is the only object after `"data":`, and only it is parsed.
+//
+// Order: publishes of a channel overlap (the publisher does not wait for an answer before the next
+// one), and two publishes in flight together may take either order. What must hold is the order of
+// acceptance: a message answered 2xx before another was sent comes first. Each message names the
+// channel's highest sequence number answered before it was sent (`a`); a message delivered before
+// the one it names is out of order.
 import type { DeliveryCheck, Expected } from './messages.ts';
 
 const PUSH_MESSAGE = Buffer.from('"push":"message"');
 const DATA = Buffer.from('"data":');
 const CLOSE_BRACE = 0x7d;
 
-/** `{s, t, p}` of a message push, or null for any other frame. */
-export function readPush(frame: Buffer): { s: number; t: number; p: number } | null {
+/** `{s, t, p, a}` of a message push, or null for any other frame. */
+export function readPush(frame: Buffer): { s: number; t: number; p: number; a: number } | null {
   if (frame.indexOf(PUSH_MESSAGE) < 0) return null;
   const at = frame.indexOf(DATA);
   if (at < 0) return null;
@@ -19,9 +25,15 @@ export function readPush(frame: Buffer): { s: number; t: number; p: number } | n
     s?: unknown;
     t?: unknown;
     p?: unknown;
+    a?: unknown;
   };
   if (typeof data.s !== 'number' || typeof data.t !== 'number') return null;
-  return { s: data.s, t: data.t, p: typeof data.p === 'number' ? data.p : 0 };
+  return {
+    s: data.s,
+    t: data.t,
+    p: typeof data.p === 'number' ? data.p : 0,
+    a: typeof data.a === 'number' ? data.a : 0,
+  };
 }
 
 /** A growable array of samples, cheap to append to at tens of thousands a second. */
@@ -46,7 +58,6 @@ export class Samples {
 export class SubscriberState {
   /** Times each sequence number was received (index = sequence number). */
   private seen = new Uint8Array(256);
-  private highest = 0;
   deliveries = 0;
   duplicated = 0;
   outOfOrder = 0;
@@ -57,8 +68,8 @@ export class SubscriberState {
     this.channel = channel;
   }
 
-  /** Counts a delivery of sequence number `s`. */
-  receive(s: number): void {
+  /** Counts a delivery of sequence number `s`, sent after `after` had been answered (0: none). */
+  receive(s: number, after: number): void {
     this.deliveries++;
     if (s >= this.seen.length) {
       const grown = new Uint8Array(Math.max(s + 1, this.seen.length * 2));
@@ -68,8 +79,7 @@ export class SubscriberState {
     const before = this.seen[s]!;
     if (before < 255) this.seen[s] = before + 1;
     if (before > 0) this.duplicated++;
-    else if (s < this.highest) this.outOfOrder++;
-    if (s > this.highest) this.highest = s;
+    else if (after > 0 && (this.seen[after] ?? 0) === 0) this.outOfOrder++;
   }
 
   /** Lost and unexpected messages against what was published on the channel. */

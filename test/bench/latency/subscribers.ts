@@ -49,7 +49,7 @@ async function subscribe(url: string, channel: string, token: string | undefined
     const push = readPush(data);
     if (push === null) return;
     delivered++;
-    state.receive(push.s);
+    state.receive(push.s, push.a);
     if (push.p === 1) latencies.push(nowEpochMs() - push.t);
   });
   ws.once('close', (code) => waiting?.settle({ error: { code: 'closed', message: String(code) } }));

@@ -1,7 +1,7 @@
 // Where a benchmark's Lattice processes log, and at what level. Each Lattice process runs at the
 // level it has in production: LOG_LEVEL's default, `info`, at which the edge and the management
 // API write one line per request (README, Configuration). `lattice start` writes its lines to
-// stderr through pino's asynchronous destination; a benchmark's child writes them the same way to
+// stderr in batches (processLogDestination); a benchmark's child writes them the same way to
 // a file of its own, so the terminal stays readable and the parent can count what was written:
 // the reports give the log bytes per request or message. BENCH_LOG_LEVEL sets another level for a
 // run, which the report then names as a difference from production; BENCH_KEEP_LOGS=1 keeps what
@@ -9,8 +9,13 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, type LatticeConfig, type Logger, loadConfig } from '@lattice/core';
-import { destination } from 'pino';
+import {
+  createLogger,
+  type LatticeConfig,
+  type Logger,
+  loadConfig,
+  processLogDestination,
+} from '@lattice/core';
 
 export type LogLevel = LatticeConfig['logLevel'];
 
@@ -24,7 +29,7 @@ export function benchLogLevel(env: NodeJS.ProcessEnv): LogLevel {
 
 /** A child's logger: `level`, written to `file` as `lattice start` writes to stderr. */
 export function fileLogger(name: string, level: LogLevel, file: string): Logger {
-  return createLogger({ name, level, destination: destination({ dest: file, minLength: 0, append: true }) });
+  return createLogger({ name, level, destination: processLogDestination(file) });
 }
 
 /** The parent's side: one log file per child, counted and emptied between measurements. */
