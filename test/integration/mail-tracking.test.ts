@@ -79,6 +79,32 @@ describe('mail open and click tracking (real edge, Kafka, PostgreSQL)', () => {
     expect(event!.link).to.equal('https://shop.example/größe?a=ü b');
   });
 
+  it('links with parameters appended (analytics, link scanners) work as without: pixel, click, unsubscribe page and one-click', async () => {
+    const appended = (url: string) =>
+      `${url}${url.includes('?') ? '&' : '?'}utm_source=newsletter&utm_medium=email&fbclid=x%20y&token=other`;
+    const email = fx.newEmail('max.appended@example.org');
+    const pixel = await fetch(appended(fx.links.openPixelUrl(email)));
+    expect(pixel.status).to.equal(200);
+    expect(pixel.headers.get('content-type')).to.equal('image/gif');
+    const click = await fetch(appended(fx.links.clickUrl(email, 'https://shop.example/a?b=1')!), {
+      redirect: 'manual',
+    });
+    expect(click.status).to.equal(302);
+    expect(click.headers.get('location')).to.equal('https://shop.example/a?b=1');
+    const events = await fx.eventsOf(email.emailId, 2);
+    expect(events.map((e) => e.type).sort()).to.deep.equal(['clicked', 'opened']);
+    const page = await fetch(appended(fx.links.unsubscribeUrl(email)));
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+    const oneClick = await fetch(appended(fx.links.unsubscribeUrl(email)), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(oneClick.status).to.equal(200);
+    expect((await fx.suppressionsOf(fx.productId)).map((r) => r.address)).to.include(email.recipient);
+  });
+
   it('tampered, unknown, wrong-kind, other-product and over-long tokens: 404 not_found, nothing recorded', async () => {
     const { edge, links, productId } = fx;
     const email = fx.newEmail();

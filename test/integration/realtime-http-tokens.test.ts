@@ -139,6 +139,35 @@ describe('realtime tokens and namespaces over HTTP', function () {
     }
   });
 
+  it('400 names a channel named twice, on every surface; the same channels once each are issued', async () => {
+    const key = await publicKey(stack, product);
+    for (const c of callers(stack, product, key)) {
+      const twice = await c.issueToken({
+        subject: 'ann',
+        channels: [
+          { name: 'chat:a', ops: ['subscribe'] },
+          { name: 'chat:b', ops: ['subscribe'] },
+          { name: 'chat:a', ops: ['history'] },
+        ],
+      });
+      expect(twice.status, c.name).to.equal(400);
+      expect(errorOf(twice)).to.include({ code: 'validation_error' });
+      expect(
+        errorOf(twice).fields?.map((f) => f.path),
+        c.name,
+      ).to.deep.equal(['body.channels[2].name']);
+      expect(errorOf(twice).fields?.[0]?.message, c.name).to.match(/body\.channels\[0\]/);
+      const once = await c.issueToken({
+        subject: 'ann',
+        channels: [
+          { name: 'chat:a', ops: ['subscribe', 'history'] },
+          { name: 'chat:b', ops: ['subscribe'] },
+        ],
+      });
+      expect(once.status, c.name).to.equal(200);
+    }
+  });
+
   it('edge: a key of another product opens nothing here', async () => {
     const other = await base.newProduct(stack.management);
     const otherKey = await publicKey(stack, other);

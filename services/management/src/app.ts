@@ -8,6 +8,7 @@ import {
   buildToolCatalog,
   CATALOG_VERSION_HEADER,
   catalogRoutes,
+  errorMiddleware,
   loadSchemaRegistry,
   type OpenApiDocument,
   type RouteDef,
@@ -183,5 +184,8 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
       validateResponses: deps.validateResponses ?? false,
     }),
   );
+  // What reaches here failed outside the router (the MCP endpoint's middleware): answered with
+  // the JSON error body as well, never express's HTML page.
+  app.use(errorMiddleware(logger, { logApiErrors: true }));
   return { app, openApi, routes };
 }

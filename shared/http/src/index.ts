@@ -19,6 +19,7 @@ export {
   PUBLIC_ROUTES,
   TOOLKITS,
 } from './public-routes.ts';
+export { bodyReader } from './request-body.ts';
 export {
   REQUEST_ID_HEADER,
   REQUEST_ID_MAX_LENGTH,

@@ -84,7 +84,8 @@ function mail(
 }
 
 const channel = { params: 'realtime-channel-params' } as const;
-const link = { request: { params: 'mail-link-params' } } as const;
+// A link's query is accepted and ignored: mail clients and scanners append parameters.
+const link = { request: { params: 'mail-link-params', query: 'mail-link-query' } } as const;
 
 // The one-click unsubscribe takes RFC 8058's form body (`List-Unsubscribe=One-Click`); every other
 // route with a body takes JSON.
@@ -102,7 +103,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   mail('public_mail_click_track', 'GET', '/t/click/{token}', false, link),
   mail('public_mail_unsubscribe_page', 'GET', '/unsubscribe/{token}', false, link),
   mail('public_mail_unsubscribe', 'POST', '/unsubscribe/{token}', false, {
-    request: { params: 'mail-link-params', body: 'mail-unsubscribe-form' },
+    request: { params: 'mail-link-params', query: 'mail-link-query', body: 'mail-unsubscribe-form' },
     bodyType: 'form',
   }),
   realtime('public_realtime_token_issue', 'POST', '/tokens/issue', {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type NamespacePolicy, narrowGrants } from './token-request.ts';
+import { type NamespacePolicy, narrowGrants, repeatedChannel } from './token-request.ts';
 
 describe('narrowing by namespace policy', () => {
   const policies: Record<string, NamespacePolicy> = {
@@ -27,5 +27,22 @@ describe('narrowing by namespace policy', () => {
     expect(
       narrowGrants([{ name: 'closed:a', ops: ['publish', 'presence', 'history'] }], (ns) => policies[ns]),
     ).to.deep.equal([]);
+  });
+});
+
+describe('a channel named twice', () => {
+  const grant = (name: string) => ({ name, ops: ['subscribe' as const] });
+
+  it('is found at its second mention, with its first', () => {
+    expect(repeatedChannel([grant('a:x'), grant('a:y'), grant('a:x')])).to.deep.equal({ index: 2, first: 0 });
+    expect(repeatedChannel([grant('a:x'), grant('a:y'), grant('a:y'), grant('a:x')])).to.deep.equal({
+      index: 2,
+      first: 1,
+    });
+  });
+
+  it('is not found when every channel is named once (names differ by case count as different)', () => {
+    expect(repeatedChannel([grant('a:x'), grant('a:X'), grant('b:x')])).to.equal(null);
+    expect(repeatedChannel([grant('a:x')])).to.equal(null);
   });
 });

@@ -47,6 +47,20 @@ export function tokenRequestOf(body: TokenRequestBody): TokenRequest {
   };
 }
 
+/**
+ * The first channel named a second time, with the index of its first mention, or null. A request
+ * names each channel once (decisions.md "Hardening"): two entries would leave one of them unsaid.
+ */
+export function repeatedChannel(channels: readonly ChannelGrant[]): { index: number; first: number } | null {
+  const seen = new Map<string, number>();
+  for (const [index, c] of channels.entries()) {
+    const first = seen.get(c.name);
+    if (first !== undefined) return { index, first };
+    seen.set(c.name, index);
+  }
+  return null;
+}
+
 /** What namespace policy leaves of the requested grants; channels left with no operation go. */
 export function narrowGrants(
   channels: ChannelGrant[],

@@ -145,6 +145,98 @@ describe('management API: agent tools over MCP (Streamable HTTP)', function () {
     }
   });
 
+  /**
+   * POSTs `body` to /mcp; the whole answer. With `declaredBytes`, Content-Length says that many
+   * while only `body` is sent: an answer can then only come from a server that did not wait for
+   * the body.
+   */
+  function rawPost(
+    headers: Record<string, string>,
+    body: Buffer | string,
+    declaredBytes?: number,
+  ): Promise<{ status: number; type: string; text: string }> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(`${t.server.url}/mcp`);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(declaredBytes ?? Buffer.byteLength(body)) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            resolve({
+              status: res.statusCode ?? 0,
+              type: String(res.headers['content-type'] ?? ''),
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
+            req.destroy();
+          });
+        },
+      );
+      // The server may answer and close before the whole body is sent: that is the point.
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+      });
+      if (declaredBytes === undefined) req.end(body);
+      else req.write(body);
+    });
+  }
+
+  it('checks the credential before reading the body: a 20 MB body without one is answered 401 JSON before it is sent', async () => {
+    for (const authorization of [undefined, 'Bearer lmt_not_a_token']) {
+      const res = await rawPost(
+        {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization ? { authorization } : {}),
+        },
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"',
+        20 * 1024 * 1024,
+      );
+      expect(res.status, authorization ?? 'none').to.equal(401);
+      expect(res.type).to.match(/^application\/json/);
+      expect(JSON.parse(res.text).error.code).to.equal(authorization ? 'invalid_token' : 'missing_token');
+    }
+  });
+
+  it('answers a bad body with the JSON error body, never HTML, a stack or a path', async () => {
+    const auth = { authorization: `Bearer ${owner}`, accept: 'application/json, text/event-stream' };
+    const cases: Array<[string, Record<string, string>, string, number, string]> = [
+      ['malformed JSON', { 'content-type': 'application/json' }, '{"jsonrpc":', 400, 'invalid_json'],
+      [
+        'an unknown charset',
+        { 'content-type': 'application/json; charset=latin9' },
+        '{}',
+        415,
+        'unsupported_media_type',
+      ],
+      ['not JSON', { 'content-type': 'text/plain' }, 'hello', 415, 'unsupported_media_type'],
+      [
+        'compressed',
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        'xx',
+        415,
+        'unsupported_content_encoding',
+      ],
+    ];
+    for (const [what, headers, body, status, code] of cases) {
+      const res = await rawPost({ ...auth, ...headers }, body);
+      expect(res.status, what).to.equal(status);
+      expect(res.type, what).to.match(/^application\/json/);
+      expect(res.text, what).to.not.match(/<html|node_modules|\bat [^ ]+:\d+|\/work\//i);
+      expect(JSON.parse(res.text).error.code, what).to.equal(code);
+    }
+    const over = Buffer.alloc(20 * 1024 * 1024 + 1, 0x20);
+    const res = await rawPost({ ...auth, 'content-type': 'application/json' }, over);
+    expect(res.status).to.equal(413);
+    expect(JSON.parse(res.text).error.code).to.equal('payload_too_large');
+  });
+
   it('is stateless (no mcp-session-id) and refuses a Host that is not its own', async () => {
     const initialize = JSON.stringify({
       jsonrpc: '2.0',

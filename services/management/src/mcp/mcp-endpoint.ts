@@ -1,13 +1,16 @@
 // `{base_url}/mcp`: the management API's operations as MCP tools over Streamable HTTP
 // (docs/management-api.md "Agent tools (MCP)"). Stateless: every POST gets a fresh server and
 // transport, no `mcp-session-id`, so any replica answers any call. The Bearer credential is
-// checked as for REST (401 without one), and each tool call is sent to this API's own router
-// with that credential (tool-dispatch.ts). A Host that is not this API's own is refused (DNS
-// rebinding).
+// checked as for REST (401 without one) before a byte of the body is read, the body is read as
+// every route reads one (request-body.ts: 413, 415, 400 as the JSON error body), and each tool
+// call is sent to this API's own router with that credential (tool-dispatch.ts). A Host that is
+// not this API's own is refused (DNS rebinding).
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@lattice/core';
 import {
   type Authenticator,
+  bodyReader,
+  clientErrorOf,
   REQUEST_ID_HEADER,
   type RouteDef,
   requestIdOf,
@@ -33,7 +36,7 @@ export interface McpEndpointDeps {
 }
 
 /** Request bodies of /mcp: a JSON-RPC message (or batch) with a tool's arguments. */
-const MCP_BODY_LIMIT = '20mb';
+const MCP_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
 function annotationsOf(route: RouteDef) {
   const destructive = route.method === 'DELETE' || route.operationId.endsWith('_revoke');
@@ -65,12 +68,16 @@ export function mcpRouter(deps: McpEndpointDeps): Router {
   const byName = new Map(deps.routes.map((r) => [r.operationId, r]));
   const router = express.Router();
 
-  router.post('/mcp', express.json({ limit: MCP_BODY_LIMIT }), async (req, res, next) => {
+  const readBody = bodyReader({ json: true, limitBytes: MCP_BODY_LIMIT_BYTES });
+  router.post('/mcp', async (req, res, next) => {
+    let body: unknown;
     try {
       await deps.authenticate(req);
+      body = await readBody(req, res);
     } catch (err) {
-      if (err instanceof ApiError) {
-        res.status(err.status).set(err.headers).json(err.toBody());
+      const refusal = err instanceof ApiError ? err : clientErrorOf(err);
+      if (refusal) {
+        res.status(refusal.status).set(refusal.headers).json(refusal.toBody());
         return;
       }
       next(err);
@@ -130,7 +137,7 @@ export function mcpRouter(deps: McpEndpointDeps): Router {
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await transport.handleRequest(req, res, body);
     } catch (err) {
       next(err);
     }

@@ -1,15 +1,17 @@
 // Delegated token issuing for both HTTP surfaces (spec "Delegated token", "Authentication →
-// Delegated tokens"): the request arrives validated by its schema; narrow every channel by its
+// Delegated tokens"): the request arrives validated by its schema; a channel named twice is
+// refused (400 naming the second entry: the schema cannot say it); narrow every channel by its
 // namespace policy (only removes), 422 when nothing is left, sign with the environment's active
 // key, answer {token, gatewayUrl, expiresAt}. Policies are read fresh, so a namespace registered
 // a moment ago is honoured at once.
 import type { Clock, Environment } from '@lattice/core';
 import { systemClock } from '@lattice/core';
+import { HTTP_ERRORS } from '@lattice/http';
 import { namespaceOf } from '../names.ts';
 import type { NamespaceRepository } from '../namespace-repository.ts';
 import { signRealtimeToken } from '../realtime-token.ts';
 import type { SigningKeyStore } from '../signing-key-store.ts';
-import { narrowGrants, type TokenRequestBody, tokenRequestOf } from '../token-request.ts';
+import { narrowGrants, repeatedChannel, type TokenRequestBody, tokenRequestOf } from '../token-request.ts';
 import { REALTIME_ERRORS } from './realtime-errors.ts';
 
 export interface IssuedToken {
@@ -37,6 +39,15 @@ export function createTokenIssuer(deps: TokenIssuerDeps): TokenIssuer {
   return {
     async issue({ productId, environment, body }) {
       const request = tokenRequestOf(body);
+      const repeated = repeatedChannel(request.channels);
+      if (repeated) {
+        throw HTTP_ERRORS.validation([
+          {
+            path: `body.channels[${repeated.index}].name`,
+            message: `names the channel of body.channels[${repeated.first}] again: each channel at most once, with all its ops`,
+          },
+        ]);
+      }
       const policies = await deps.namespaces.policies(
         productId,
         request.channels.map((c) => namespaceOf(c.name)),
