@@ -104,6 +104,47 @@ describe('mail sending end to end (real SMTP smart host, Kafka, PostgreSQL, Redi
     expect(verified.results[0]).to.include({ signingDomain: p.product.domain });
   });
 
+  it('a 1 500-character subject without spaces reaches the smart host folded and RFC 2047-encoded, every line within 998 octets, decoding to the original; trace and authentication headers are refused', async () => {
+    const subject = `Invoice-${'X'.repeat(1500)}`;
+    const accepted = await send({
+      from: from(),
+      to: 'long.subject@example.net',
+      subject,
+      text: 'x',
+      headers: { 'X-Long-Ref': 'R'.repeat(1200) },
+    });
+    expect(accepted.status, accepted.text).to.equal(202);
+    await p.waitForEmail(accepted.json.id, (e) => e.status === 'delivered');
+    const [message] = receivedFor('long.subject@example.net');
+    const lines = message!.raw.toString('utf8').split('\r\n');
+    const tooLong = lines.filter((l) => Buffer.byteLength(l) > 998);
+    expect(tooLong.map((l) => l.slice(0, 40))).to.deep.equal([]);
+    expect(lines.find((l) => l.startsWith('Subject:'))).to.match(/^Subject: =\?UTF-8\?Q\?Invoice-X+\?=$/);
+    expect((await simpleParser(message!.raw)).subject).to.equal(subject);
+
+    for (const name of [
+      'Authentication-Results',
+      'ARC-Seal',
+      'Received-SPF',
+      'Delivered-To',
+      'Resent-From',
+    ]) {
+      const refused = await send({
+        from: from(),
+        to: 'long.subject@example.net',
+        subject: 'x',
+        text: 'x',
+        headers: { [name]: 'mx.bank.example; dmarc=pass header.from=bank.example' },
+      });
+      expect(refused.status, name).to.equal(400);
+      const error = (refused.json as unknown as { error: { fields?: Array<{ path: string }> } }).error;
+      expect(
+        error.fields?.map((f) => f.path),
+        name,
+      ).to.deep.equal([`body.headers.${name}`]);
+    }
+  });
+
   it('a 550 answer: bounced (hard) with the reply as reason, the address suppressed; the next send is 202 suppressed and never handed over', async () => {
     const { id, email } = await sentAndFinal('hard-1@example.net', (e) => e.status === 'bounced');
     expect(email.last_event).to.include({ type: 'bounced', bounce_kind: 'hard' });

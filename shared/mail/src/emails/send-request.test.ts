@@ -57,6 +57,49 @@ describe('send body checks', () => {
     ]);
   });
 
+  it('bounds display names at 256 characters (both sides), naming the field', () => {
+    const named = (n: number) => `"${'N'.repeat(n)}" <a@example.org>`;
+    expect(
+      checkSendBody({ ...base, from: named(256), to: named(256), reply_to: named(256) }).from.name,
+    ).to.have.length(256);
+    expect(
+      fieldsOf(() => checkSendBody({ ...base, from: named(257), to: named(257), reply_to: named(257) })),
+    ).to.deep.equal(['body.from', 'body.to', 'body.reply_to']);
+  });
+
+  it('refuses trace and authentication headers, whatever their case, and keeps look-alikes', () => {
+    const trace = [
+      'Received',
+      'return-path',
+      'Delivered-To',
+      'Authentication-Results',
+      'DKIM-Signature',
+      'Received-SPF',
+      'ARC-Seal',
+      'arc-message-signature',
+      'ARC-Authentication-Results',
+      'Resent-From',
+      'RESENT-MESSAGE-ID',
+    ];
+    for (const name of trace) {
+      try {
+        checkSendBody({
+          ...base,
+          headers: { [name]: 'mx.bank.example; dmarc=pass header.from=bank.example' },
+        });
+        expect.fail(`${name} was accepted`);
+      } catch (err) {
+        expect(err, name).to.be.instanceOf(ApiError);
+        const e = err as ApiError;
+        expect(e.status).to.equal(400);
+        expect(e.fields?.map((f) => f.path)).to.deep.equal([`body.headers.${name}`]);
+        expect(e.fields?.[0]?.message).to.match(/trace or authentication header/);
+      }
+    }
+    const alike = { 'X-Received': '1', 'X-Arc': '2', Resentment: '3', 'X-Authentication-Results-Copy': '4' };
+    expect(checkSendBody({ ...base, headers: alike }).headers).to.deep.equal(alike);
+  });
+
   it('refuses NUL characters, which PostgreSQL cannot store, naming the field', () => {
     expect(fieldsOf(() => checkSendBody({ ...base, subject: 'a\u0000', text: '\u0000' }))).to.deep.equal([
       'body.subject',

@@ -57,8 +57,32 @@ const RESERVED_HEADERS = new Set(
 
 const MAILBOX_MESSAGE = 'must be one email address, optionally with a display name';
 
-function isReserved(name: string): boolean {
-  const lower = name.toLowerCase();
+/**
+ * The longest display name: with its quotes, every character escaped and the longest address,
+ * an address header stays under RFC 5322's 998 octets a line without folding.
+ */
+export const DISPLAY_NAME_MAX = 256;
+
+/**
+ * Trace and authentication headers: only the servers a message passes through write them, and a
+ * receiver trusts them to say where a message came from and whether it authenticated. A
+ * tenant's copy would forge that, for any domain (decisions.md "Hardening").
+ */
+const TRACE_HEADERS = new Set([
+  'received',
+  'return-path',
+  'delivered-to',
+  'authentication-results',
+  'dkim-signature',
+  'received-spf',
+]);
+const TRACE_PREFIXES = ['arc-', 'resent-'];
+
+function isTrace(lower: string): boolean {
+  return TRACE_HEADERS.has(lower) || TRACE_PREFIXES.some((p) => lower.startsWith(p));
+}
+
+function isReserved(lower: string): boolean {
   return RESERVED_HEADERS.has(lower) || lower.startsWith('content-') || lower.startsWith('x-lattice-');
 }
 
@@ -69,7 +93,9 @@ export function checkSendBody(body: SendEmailBody): SendRequest {
     if (value === undefined) return null;
     const parsed = parseMailbox(value);
     if (!parsed) fields.push({ path, message: MAILBOX_MESSAGE });
-    return parsed;
+    else if (parsed.name.length > DISPLAY_NAME_MAX)
+      fields.push({ path, message: `the display name must be at most ${DISPLAY_NAME_MAX} characters` });
+    return parsed && parsed.name.length <= DISPLAY_NAME_MAX ? parsed : null;
   };
   const from = mailbox('body.from', body.from);
   const to = mailbox('body.to', body.to);
@@ -90,7 +116,13 @@ export function checkSendBody(body: SendEmailBody): SendRequest {
     fields.push({ path: 'body.html', message: 'an email needs html or text (or both)' });
   const headers = body.headers ?? {};
   for (const [name, value] of Object.entries(headers)) {
-    if (isReserved(name))
+    const lower = name.toLowerCase();
+    if (isTrace(lower))
+      fields.push({
+        path: `body.headers.${name}`,
+        message: 'is a trace or authentication header: only the servers a message passes through write it',
+      });
+    else if (isReserved(lower))
       fields.push({ path: `body.headers.${name}`, message: 'is written by the platform' });
     else if (/[\r\n]/.test(value) || holdsNul(value))
       fields.push({

@@ -3,6 +3,13 @@
 // domain's return-path subdomain, RFC 8058 one-click unsubscribe headers, the DKIM signature
 // of the domain's key, and tracking rewrites when the domain had them on at accept.
 //
+// No header line is longer than RFC 5322's 998 octets: nodemailer folds a header only at
+// whitespace and encodes only non-ASCII text, so a subject or a custom header value with a long
+// unbroken run of ASCII (`foldable`) goes out as RFC 2047 encoded words, which fold; receivers
+// decode them to the original text. Display names need no such care: nodemailer encodes (and
+// so folds) non-ASCII ones, and an ASCII one is at most DISPLAY_NAME_MAX characters
+// (send-request.ts), which fits on one line with its address, quoted and escaped.
+//
 // The domain's signing key is read (and its PEM parsed into a key object) once per
 // KEY_CACHE_MS per domain, not once per email: a statement and a PEM parse per email were a
 // good share of the sender's cost (docs/mail.md "The mail sender"). A rotated key (a new selector) or a
@@ -10,6 +17,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { type Clock, type Logger, SecretKeyError, systemClock } from '@lattice/core';
 import type Mail from 'nodemailer/lib/mailer';
+import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import { parseMailbox } from '../addresses.ts';
 import { verpAddress } from '../return-path.ts';
 import type { EmailContent, SenderEmail } from './sender-store.ts';
@@ -24,6 +32,25 @@ export class UnsendableError extends Error {
     super(message, options);
     this.name = 'UnsendableError';
   }
+}
+
+/** A run of non-whitespace longer than this cannot be folded where it stands. */
+const UNBROKEN_MAX = 76;
+const UNBROKEN = new RegExp(`\\S{${UNBROKEN_MAX + 1},}`);
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * `value` as a header text that folds within 998 octets: itself when every run of
+ * non-whitespace is short enough to fold around, else RFC 2047 encoded words (quoted-printable,
+ * words of at most 52 characters, each its own foldable unit). Text that holds `=?` is encoded
+ * too: a receiver would otherwise decode what only looks like an encoded word, and read another
+ * text than the one sent.
+ */
+export function foldable(value: string): string {
+  if (!UNBROKEN.test(value) && !value.includes('=?')) return value;
+  // Base64 for non-ASCII text: nodemailer splits its words on whole characters (its
+  // quoted-printable split can cut a multi-byte character in two).
+  return encodeWord(value, NON_ASCII.test(value) ? 'B' : 'Q', 52);
 }
 
 export interface DkimKey {
@@ -114,7 +141,9 @@ export function createMessageBuilder(deps: MessageBuilderDeps): MessageBuilder {
   return async (email, content, nowMs) => {
     const from = parseMailbox(email.fromHeader);
     const to = parseMailbox(email.toHeader);
-    if (!from || !to) throw new UnsendableError('The sender or the recipient no longer parses');
+    const replyTo = email.replyTo ? parseMailbox(email.replyTo) : null;
+    if (!from || !to || (email.replyTo && !replyTo))
+      throw new UnsendableError('The sender or a recipient no longer parses');
     const key = await signingKeyOf(email);
     const html =
       content.html === null
@@ -125,15 +154,15 @@ export function createMessageBuilder(deps: MessageBuilderDeps): MessageBuilder {
     return {
       from: { name: from.name, address: from.address },
       to: { name: to.name, address: to.address },
-      ...(email.replyTo ? { replyTo: email.replyTo } : {}),
-      subject: email.subject,
+      ...(replyTo ? { replyTo: { name: replyTo.name, address: replyTo.address } } : {}),
+      subject: foldable(email.subject),
       ...(html === undefined ? {} : { html }),
       ...(content.text === null ? {} : { text: content.text }),
       messageId: email.messageId,
       date: new Date(nowMs),
       envelope: { from: verpAddress(email.id, from.domain), to: [to.address] },
       headers: {
-        ...email.headers,
+        ...Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, foldable(value)])),
         'List-Unsubscribe': `<${deps.links.unsubscribeUrl(email)}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       },
