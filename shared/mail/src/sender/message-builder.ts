@@ -37,7 +37,7 @@ export class UnsendableError extends Error {
 /** A run of non-whitespace longer than this cannot be folded where it stands. */
 const UNBROKEN_MAX = 76;
 const UNBROKEN = new RegExp(`\\S{${UNBROKEN_MAX + 1},}`);
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /\P{ASCII}/u;
 
 /**
  * `value` as a header text that folds within 998 octets: itself when every run of
