@@ -1,6 +1,6 @@
 // The metrics port of a role run alone: /metrics and /healthz over real HTTP, and what /healthz
 // says once the process is stopping (the port stays up until the exit, so the stop is scraped).
-import type { RoleHealth } from '@lattice/core';
+import { createLogger, loadConfig, type RoleHealth } from '@lattice/core';
 import { expect } from 'chai';
 import { Counter, Registry } from 'prom-client';
 import { healthWhileStopping, startMetricsServer } from './metrics-server.ts';
@@ -11,8 +11,12 @@ describe('role metrics server', () => {
     new Counter({ name: 'lattice_test_things_total', help: 'things', registers: [registry] }).inc(3);
     let role: RoleHealth = { ok: true };
     let stopping = false;
-    const server = await startMetricsServer(registry, '127.0.0.1', 0, () =>
-      healthWhileStopping(role, stopping),
+    const server = await startMetricsServer(
+      registry,
+      '127.0.0.1',
+      0,
+      () => healthWhileStopping(role, stopping),
+      { timeouts: loadConfig({}).httpTimeouts, logger: createLogger({ name: 't', level: 'silent' }) },
     );
     const base = `http://127.0.0.1:${server.port}`;
     const health = async () => {

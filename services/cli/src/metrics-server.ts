@@ -1,8 +1,9 @@
 // `/metrics` and `/healthz` for a role run alone without the management API, which serves them
 // otherwise: the actors role, and an edge (whose own port is public, so not there).
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RoleHealth } from '@lattice/core';
+import type { HttpTimeouts, Logger, RoleHealth } from '@lattice/core';
+import { createHttpServer } from '@lattice/http';
 import type { Registry } from 'prom-client';
 
 export async function startMetricsServer(
@@ -11,24 +12,30 @@ export async function startMetricsServer(
   port: number,
   /** `/healthz` answers 503 with the reason while the role is not ok. */
   health: () => RoleHealth,
+  /** config.httpTimeouts (slow requests are cut as on every HTTP port), and where refusals are logged. */
+  http: { timeouts: HttpTimeouts; logger: Logger },
 ): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/metrics') {
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-        () => res.writeHead(500).end(),
-      );
-    } else if (req.method === 'GET' && req.url === '/healthz') {
-      const { ok, reason } = health();
-      res
-        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        .end(ok ? '{"status":"ok"}' : JSON.stringify({ status: 'unhealthy', reason }));
-    } else {
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end('{"error":{"code":"not_found","message":"No such route."}}');
-    }
-  });
+  const server: Server = createHttpServer(
+    (req, res) => {
+      if (req.method === 'GET' && req.url === '/metrics') {
+        registry.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        );
+      } else if (req.method === 'GET' && req.url === '/healthz') {
+        const { ok, reason } = health();
+        res
+          .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+          .end(ok ? '{"status":"ok"}' : JSON.stringify({ status: 'unhealthy', reason }));
+      } else {
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"code":"not_found","message":"No such route."}}');
+      }
+    },
+    http.timeouts,
+    http.logger,
+  );
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return {
     port: (server.address() as AddressInfo).port,

@@ -6,13 +6,14 @@ import type { AddressInfo } from 'node:net';
 import {
   type Clock,
   type Environment,
+  type HttpTimeouts,
   type LatticeConfig,
   type Logger,
   portOf,
   type Scheduler,
   systemScheduler,
 } from '@lattice/core';
-import { attachClientErrorHandler, type PublicHandlers } from '@lattice/http';
+import { createHttpServer, type PublicHandlers } from '@lattice/http';
 import { createPostgresPublicKeyRepository } from '@lattice/keys';
 import { keyChangesChannel } from '@lattice/redis';
 import type { DbExecutor } from '@lattice/store';
@@ -44,6 +45,8 @@ export interface EdgeSettings {
   keyChangeNotifications: boolean;
   /** How long to wait for the first snapshot before listening anyway (503 until it loads). */
   firstLoadWaitMs: number;
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: slow requests are cut (http-server.ts). */
+  httpTimeouts: HttpTimeouts;
 }
 
 export function edgeSettingsOf(config: LatticeConfig, environment: Environment): EdgeSettings {
@@ -59,6 +62,7 @@ export function edgeSettingsOf(config: LatticeConfig, environment: Environment):
     trustProxy: config.trustProxy,
     keyChangeNotifications: true,
     firstLoadWaitMs: 5000,
+    httpTimeouts: config.httpTimeouts,
   };
 }
 
@@ -172,12 +176,12 @@ export async function startEdge(settings: EdgeSettings, deps: EdgeDeps): Promise
     throw err;
   }
 
-  const server = app.listen(settings.port, settings.host);
-  attachClientErrorHandler(server, log);
+  const server = createHttpServer(app, settings.httpTimeouts, log);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.once('listening', resolve);
+      server.listen(settings.port, settings.host);
     });
   } catch (err) {
     await stopBackground();

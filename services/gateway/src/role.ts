@@ -46,6 +46,7 @@ export function gatewaySettingsOf(config: LatticeConfig, environment: Environmen
     closeHandshakeMs: 30_000,
     presenceTimeoutMs: 10_000,
     authTimeoutMs: 10_000,
+    httpTimeouts: config.httpTimeouts,
   };
 }
 

@@ -2,16 +2,18 @@
 // (any path; no subprotocol; an Origin check only when origins are configured), a heartbeat of
 // RFC 6455 pings, and a drain that sends 4100 to every connection before the process exits.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   createTurnBatcher,
   type Environment,
   type GatewayLimits,
+  type HttpTimeouts,
   type Logger,
   type Scheduler,
   type Timer,
 } from '@lattice/core';
+import { createHttpServer } from '@lattice/http';
 import { type ChannelCommandPublisher, type RealtimeHttp, realtimeStages } from '@lattice/realtime';
 import { CLOSE_CODES } from '@lattice/realtime-protocol';
 import { fanOutChannel } from '@lattice/redis';
@@ -37,6 +39,8 @@ export interface GatewaySettings {
   presenceTimeoutMs: number;
   /** How long the first frame may take (decisions.md: 10 s). */
   authTimeoutMs: number;
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: slow (upgrade) requests are cut (http-server.ts). */
+  httpTimeouts: HttpTimeouts;
   /** The local demo (`lattice start` only): the chat page and its backend for this product. */
   demo?: GatewayDemoSettings | null;
 }
@@ -164,21 +168,25 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
           logger,
         })
       : null;
-  const server: Server = createServer((req, res) => {
-    const answered = demo ? demo(req, res) : Promise.resolve(false);
-    answered.then(
-      (done) => {
-        if (done) return;
-        res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
-        res.end('This is the Lattice realtime gateway: connect with a WebSocket.\n');
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'a demo request failed');
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      },
-    );
-  });
+  const server: Server = createHttpServer(
+    (req, res) => {
+      const answered = demo ? demo(req, res) : Promise.resolve(false);
+      answered.then(
+        (done) => {
+          if (done) return;
+          res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
+          res.end('This is the Lattice realtime gateway: connect with a WebSocket.\n');
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'a demo request failed');
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        },
+      );
+    },
+    settings.httpTimeouts,
+    logger,
+  );
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node takes its own error listener off an upgraded socket: a peer's reset must not throw.
     socket.on('error', (err) => logger.debug({ err }, 'upgrade socket error'));

@@ -1,6 +1,6 @@
 // The `management` role: the management API, /openapi.json, and `/metrics` and `/healthz` for
 // the process (every role's metrics when all run together).
-import type { LatticeConfig, Logger, Role, RunningRole, SecretKeyring } from '@lattice/core';
+import type { HttpTimeouts, LatticeConfig, Logger, Role, RunningRole, SecretKeyring } from '@lattice/core';
 import { createTargetGuard, type MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db } from '@lattice/store';
@@ -25,6 +25,8 @@ export interface ManagementSettings {
   allowPrivateWebhookTargets: boolean;
   /** MANAGEMENT_PUBLIC_HOSTS: Host headers `/mcp` accepts besides the API's own address. */
   publicHosts: string[];
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS. */
+  httpTimeouts: HttpTimeouts;
 }
 
 export function managementSettingsOf(config: LatticeConfig): ManagementSettings {
@@ -40,6 +42,7 @@ export function managementSettingsOf(config: LatticeConfig): ManagementSettings 
     },
     allowPrivateWebhookTargets: config.webhooks.allowPrivateTargets ?? false,
     publicHosts: config.managementPublicHosts,
+    httpTimeouts: config.httpTimeouts,
   };
 }
 
@@ -65,7 +68,7 @@ export const managementRole: Role<ManagementSettings, ManagementShared, RunningM
   configOf: managementSettingsOf,
   async start(settings, shared) {
     const running = await startManagement(
-      { host: settings.host, port: settings.port },
+      { host: settings.host, port: settings.port, timeouts: settings.httpTimeouts },
       {
         db: shared.db,
         logger: shared.logger,

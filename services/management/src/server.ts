@@ -1,14 +1,17 @@
 // Listening for the management role. The settings' host and port decide the address (port 0
-// picks a free one, for tests).
+// picks a free one, for tests); slow requests are cut as on every HTTP role (http-server.ts).
 import type { AddressInfo } from 'node:net';
+import type { HttpTimeouts } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
-import { attachClientErrorHandler } from '@lattice/http';
+import { createHttpServer } from '@lattice/http';
 import { buildManagementApp, type ManagementDeps } from './app.ts';
 
 export interface ManagementListen {
   host: string;
   /** config.managementPort. */
   port: number;
+  /** config.httpTimeouts. */
+  timeouts: HttpTimeouts;
 }
 
 export interface RunningManagement {
@@ -23,9 +26,9 @@ export interface RunningManagement {
 export function startManagement(listen: ManagementListen, deps: ManagementDeps): Promise<RunningManagement> {
   const { app, openApi, routes } = buildManagementApp(deps);
   return new Promise((resolve, reject) => {
-    const server = app.listen(listen.port, listen.host);
-    attachClientErrorHandler(server, deps.logger);
+    const server = createHttpServer(app, listen.timeouts, deps.logger);
     server.once('error', reject);
+    server.listen(listen.port, listen.host);
     server.once('listening', () => {
       const { port } = server.address() as AddressInfo;
       resolve({

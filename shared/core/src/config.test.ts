@@ -122,6 +122,21 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '0' })).to.throw(ConfigError);
   });
 
+  it('reads the slow-request cuts: 10 s and 30 s by default, the whole request at least as long as its headers', () => {
+    expect(loadConfig({}).httpTimeouts).to.deep.equal({ headersMs: 10_000, requestMs: 30_000 });
+    expect(
+      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '2000' }).httpTimeouts,
+    ).to.deep.equal({ headersMs: 2000, requestMs: 2000 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2001', HTTP_REQUEST_TIMEOUT_MS: '2000' })).to.throw(
+      ConfigError,
+      /HTTP_REQUEST_TIMEOUT_MS \(2000\) must be at least HTTP_HEADERS_TIMEOUT_MS \(2001\)/,
+    );
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '99' })).to.throw(
+      ConfigError,
+      /HTTP_HEADERS_TIMEOUT_MS/,
+    );
+  });
+
   it('reads ports from origins', () => {
     expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
     expect(portOf('https://edge.example.com')).to.equal(443);

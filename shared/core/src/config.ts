@@ -113,6 +113,18 @@ export interface LatticeConfig {
   trustProxy: string;
   /** Where `lattice start` keeps local state (demo product, payload bucket). */
   dataDir: string;
+  /**
+   * Every HTTP role's cut for slow requests (decisions.md "Hardening"): a request whose headers
+   * have not all arrived within `headersMs` (HTTP_HEADERS_TIMEOUT_MS, 10 s) or that is not
+   * received whole, body included, within `requestMs` (HTTP_REQUEST_TIMEOUT_MS, 30 s) is answered
+   * 408 and its connection closed.
+   */
+  httpTimeouts: HttpTimeouts;
+}
+
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
 }
 
 export interface GatewayLimits {
@@ -180,6 +192,18 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+function httpTimeouts(env: Env): HttpTimeouts {
+  const headersMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // The whole request includes its headers: a shorter whole would make the headers' cut moot.
+  if (requestMs < headersMs) {
+    throw new ConfigError(
+      `HTTP_REQUEST_TIMEOUT_MS (${requestMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${headersMs})`,
+    );
+  }
+  return { headersMs, requestMs };
 }
 
 /** An integer the environment may leave unset, for settings whose default lives elsewhere. */
@@ -339,6 +363,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     publishQuota: publishQuotaSettings(env),
     trustProxy: str(env, 'EDGE_TRUST_PROXY', 'false'),
     dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
+    httpTimeouts: httpTimeouts(env),
   };
   const merged = { ...config, ...overrides };
   if (merged.snapshotMaxAgeMs === 0) merged.snapshotMaxAgeMs = 10 * merged.snapshotRefreshMs;

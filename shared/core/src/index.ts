@@ -7,6 +7,7 @@ export type {
   ConfigOverrides,
   Environment,
   GatewayLimits,
+  HttpTimeouts,
   LatticeConfig,
   MailConfig,
   PublishQuotaSettings,

@@ -2,6 +2,7 @@ export { canonicalJson } from './canonical-json.ts';
 export { attachClientErrorHandler } from './client-error.ts';
 export { clientErrorOf, errorMiddleware, internalError } from './error-mapping.ts';
 export { HTTP_ERRORS, STEP } from './http-errors.ts';
+export { createHttpServer } from './http-server.ts';
 export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem } from './idempotency-key.ts';
 export type { OpenApiDocument, OpenApiInfo } from './openapi.ts';
 export { buildOpenApi, CATALOG_VERSION_HEADER } from './openapi.ts';

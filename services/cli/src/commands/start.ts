@@ -75,8 +75,12 @@ async function startRoleMetrics(
   stopping: () => boolean,
 ): Promise<Running> {
   // /metrics answers until the exit; /healthz says 503 from the stop on.
-  const server = await startMetricsServer(registry, ctx.config.host, port, () =>
-    healthWhileStopping(role.health(), stopping()),
+  const server = await startMetricsServer(
+    registry,
+    ctx.config.host,
+    port,
+    () => healthWhileStopping(role.health(), stopping()),
+    { timeouts: ctx.config.httpTimeouts, logger: ctx.logger },
   );
   return {
     name: `${name}-metrics`,
