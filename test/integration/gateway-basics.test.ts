@@ -52,6 +52,13 @@ describe('gateway: authentication, subscriptions and frames', function () {
       { id: 1, action: 'auth', token: `${prodToken.slice(0, -2)}xx` },
       // A token minted by the other environment is refused here.
       { id: 1, action: 'auth', token: devToken },
+      // A valid token spelled another way (padding, the standard alphabet): one spelling only.
+      { id: 1, action: 'auth', token: `${prodToken}=` },
+      {
+        id: 1,
+        action: 'auth',
+        token: `${prodToken.slice(0, prodToken.lastIndexOf('.'))}.${Buffer.from(prodToken.split('.')[2]!, 'base64url').toString('base64')}`,
+      },
     ];
     for (const first of firsts) {
       const socket = await TestSocket.open(gw.url);

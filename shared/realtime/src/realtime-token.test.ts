@@ -59,4 +59,25 @@ describe('realtime tokens', () => {
     expect(verifyRealtimeToken('a.b', 'production', keys, now)).to.deep.equal({ rejected: 'malformed' });
     expect(verifyRealtimeToken('x.y.z', 'production', keys, now)).to.deep.equal({ rejected: 'malformed' });
   });
+
+  it('are accepted in exactly one spelling: no padding, the URL-safe alphabet, no stray bits', () => {
+    const { token } = issue();
+    const [h, b, sig] = token.split('.') as [string, string, string];
+    expect(verifyRealtimeToken(token, 'production', keys, now)).to.have.property('claims');
+    const standard = Buffer.from(sig, 'base64url').toString('base64');
+    const respelled = [
+      `${sig}=`, // padding appended (a 32-byte MAC has one pad character in standard base64)
+      `${sig}==`,
+      standard, // the standard alphabet, padded
+      standard.replace(/=+$/, ''), // the standard alphabet, unpadded
+      `${sig.slice(0, -1)}${String.fromCharCode(sig.charCodeAt(sig.length - 1) ^ 1)}`, // stray trailing bits
+      ` ${sig}`,
+      `${sig}\n`,
+    ].filter((v) => v !== sig);
+    expect(respelled).to.have.length.greaterThan(5);
+    for (const variant of respelled) {
+      const verified = verifyRealtimeToken(`${h}.${b}.${variant}`, 'production', keys, now);
+      expect(verified, JSON.stringify(variant)).to.not.have.property('claims');
+    }
+  });
 });

@@ -85,6 +85,9 @@ export function verifyRealtimeToken(
   if (!key) return { rejected: 'unknown_key' };
   const expected = mac(key.secret, `${head}.${body}`);
   const given = Buffer.from(sig, 'base64url');
+  // One spelling only: Node's decoder also takes padding, the standard alphabet and stray
+  // trailing bits, so the signature must be exactly what encoding its bytes gives back.
+  if (given.toString('base64url') !== sig) return { rejected: 'malformed' };
   if (given.length !== expected.length || !timingSafeEqual(given, expected))
     return { rejected: 'bad_signature' };
   if (claims.aud !== `lattice-realtime:${environment}` || claims.env !== environment)

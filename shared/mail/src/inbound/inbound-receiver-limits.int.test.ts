@@ -151,6 +151,43 @@ describe('inbound receiver: size cap, bad input, outages and shutdown', function
     next.end();
   });
 
+  it('serves 5 connections from one address at once and greets the 6th with 421; a freed slot is taken again', async () => {
+    const { receiver } = await start({ maxConnectionsPerAddress: 5 });
+    const held = [];
+    for (let i = 0; i < 5; i++) {
+      const d = await openSmtpDialog(receiver.port);
+      expect(d.greeting, `connection ${i + 1}`).to.match(/^220 /);
+      held.push(d);
+    }
+    const sixth = await openSmtpDialog(receiver.port);
+    expect(sixth.greeting).to.match(/^421 /);
+    await sixth.closed;
+    for (const d of held) expect(await d.command('NOOP')).to.match(/^250/);
+    held[0]!.end();
+    await held[0]!.closed;
+    // The server learns of the close a moment after the client: a new one may race it, so the
+    // slot is asked for until it is given (a refusal is answered at once, never a hang).
+    let next = await openSmtpDialog(receiver.port);
+    while (!/^220 /.test(next.greeting)) {
+      await next.closed;
+      next = await openSmtpDialog(receiver.port);
+    }
+    expect(await next.command('EHLO mta.example.org')).to.match(/^250/);
+    next.end();
+    for (const d of held.slice(1)) d.end();
+  });
+
+  it('closes a connection that sends nothing with 421, and keeps one that spoke', async () => {
+    const { receiver } = await start({ firstCommandTimeoutMs: 300 });
+    const silent = await openSmtpDialog(receiver.port);
+    const talker = await openSmtpDialog(receiver.port);
+    expect(await talker.command('EHLO mta.example.org')).to.match(/^250/);
+    expect(await silent.nextReply()).to.match(/^421 4\.4\.2 /);
+    await silent.closed;
+    expect(await talker.command('NOOP')).to.match(/^250/);
+    talker.end();
+  });
+
   it('answers 451 while Kafka is unreachable, and the retried report is recorded once', async () => {
     const nowhere = new Kafka({
       clientId: 'nowhere',

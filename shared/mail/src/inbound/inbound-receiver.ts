@@ -15,6 +15,7 @@
 // No AUTH and no STARTTLS: reports are anonymous by nature and TLS would need a certificate
 // for the MX name; nothing received here is relayed anywhere.
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { type Clock, errorMessage, type Logger } from '@lattice/core';
 import type { DbExecutor } from '@lattice/store';
 import type { Registry } from 'prom-client';
@@ -40,6 +41,17 @@ export interface InboundReceiverDeps {
   maxConnections?: number;
   /** Idle connections get 421 after this on close (smtp-server's closeTimeout). Default 30 000. */
   closeTimeoutMs?: number;
+  /**
+   * Connections one address may hold at once; the next is greeted with 421 and closed, so one
+   * source cannot take every slot of maxConnections. Default 5 (an MTA sends reports over one
+   * or two).
+   */
+  maxConnectionsPerAddress?: number;
+  /**
+   * A connection that has sent nothing this long after it opened is answered 421 and closed
+   * (smtp-server's own idle limit, a minute, applies between commands). Default 10 000.
+   */
+  firstCommandTimeoutMs?: number;
 }
 
 export interface RunningInboundReceiver {
@@ -153,6 +165,11 @@ export async function startInboundReceiver(deps: InboundReceiverDeps): Promise<R
     return settle(raw, session);
   }
 
+  const perAddressMax = deps.maxConnectionsPerAddress ?? 5;
+  const perAddress = new Map<string, number>();
+  const counted = new Set<string>();
+  const firstCommandMs = deps.firstCommandTimeoutMs ?? 10_000;
+
   const server = new SMTPServer({
     banner: 'Lattice bounce and complaint receiver',
     authOptional: true,
@@ -164,6 +181,24 @@ export async function startInboundReceiver(deps: InboundReceiverDeps): Promise<R
     maxClients: deps.maxConnections ?? 50,
     closeTimeout: deps.closeTimeoutMs ?? 30_000,
     logger: false,
+    onConnect(session, callback) {
+      const address = session.remoteAddress;
+      const held = perAddress.get(address) ?? 0;
+      if (held >= perAddressMax) {
+        log.debug({ address, held }, 'inbound connection refused: too many from one address');
+        callback(smtpError(421, 'Too many connections from your address; try again later'));
+        return;
+      }
+      perAddress.set(address, held + 1);
+      counted.add(session.id);
+      callback();
+    },
+    onClose(session) {
+      if (!counted.delete(session.id)) return;
+      const left = (perAddress.get(session.remoteAddress) ?? 1) - 1;
+      if (left > 0) perAddress.set(session.remoteAddress, left);
+      else perAddress.delete(session.remoteAddress);
+    },
     onRcptTo(_address, session, callback) {
       if (session.envelope.rcptTo.length >= INBOUND_MAX_RECIPIENTS) {
         callback(smtpError(452, 'Too many recipients'));
@@ -190,6 +225,15 @@ export async function startInboundReceiver(deps: InboundReceiverDeps): Promise<R
     },
   });
   server.on('error', (err) => log.debug({ err: errorMessage(err) }, 'inbound connection error'));
+  // Before the first command only: a connection that says nothing holds a slot for nothing.
+  server.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => {
+      socket.end('421 4.4.2 Nothing received; closing the connection\r\n', () => socket.destroy());
+    }, firstCommandMs);
+    timer.unref();
+    socket.once('data', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
