@@ -4,7 +4,13 @@
 // connection does to the socket goes through `send` and `closeWith`, which enforce the send
 // buffer bound (4200) and queue close codes behind data already buffered.
 import { ApiError, type Environment, type Logger, type Scheduler, type Timer } from '@lattice/core';
-import type { ChannelId, RealtimeClaims, RealtimeHttp, TokenOp } from '@lattice/realtime';
+import {
+  type ChannelId,
+  namespaceOf,
+  type RealtimeClaims,
+  type RealtimeHttp,
+  type TokenOp,
+} from '@lattice/realtime';
 import {
   ACTION_OPS,
   AUTH_TIMEOUT_MS,
@@ -363,6 +369,12 @@ export class Connection {
     if (op !== null && 'channel' in frame && !this.allowed(frame.channel, op)) {
       throw new FrameError('forbidden', `the token does not grant ${op} on ${frame.channel}`);
     }
+    if (
+      op === 'publish' ||
+      (op === 'presence' && (frame.action === 'presence.enter' || frame.action === 'presence.update'))
+    ) {
+      await this.checkPolicy((frame as { channel: string }).channel, op);
+    }
     switch (frame.action) {
       case 'auth':
         return this.swap(frame.token);
@@ -388,6 +400,26 @@ export class Connection {
         return this.read(() => this.deps.realtime.reads.history({ ...this.readInput(channel), query }));
       }
     }
+  }
+
+  /**
+   * The namespace's policy still allows `op` (the token said so when it was minted, but the Owner
+   * may have switched client events or presence off, or deleted the namespace, since): checked on
+   * every client event and presence entry, against policies at most policyCacheTtlMs old (5 s),
+   * so a change applies to open connections within that (decisions.md "Hardening": 10 s).
+   */
+  private async checkPolicy(channel: string, op: 'publish' | 'presence'): Promise<void> {
+    let policy: Awaited<ReturnType<RealtimeHttp['policies']['get']>>;
+    try {
+      policy = await this.deps.realtime.policies.get(this.claims!.pid, namespaceOf(channel));
+    } catch {
+      throw new FrameError('unavailable', 'the namespace policy cannot be read right now');
+    }
+    if (policy === null) throw new FrameError('forbidden', `the namespace of ${channel} no longer exists`);
+    if (op === 'publish' && !policy.clientEvents)
+      throw new FrameError('forbidden', `client events are off in the namespace of ${channel}`);
+    if (op === 'presence' && !policy.presence)
+      throw new FrameError('forbidden', `presence is off in the namespace of ${channel}`);
   }
 
   private readInput(channel: string) {

@@ -4,7 +4,7 @@ export type { ChannelCommandRecord, PresenceCommandInput } from './channel/chann
 export { presenceCommandRecord, publishCommandRecord } from './channel/channel-command.ts';
 export type { ChannelId } from './channel/channel-id.ts';
 export { channelCommandKey } from './channel/channel-id.ts';
-export { createNamespacePolicyCache } from './channel/policy-cache.ts';
+export { createNamespacePolicyCache, POLICY_CACHE_TTL_MS } from './channel/policy-cache.ts';
 // Fan-out: Redis pub/sub channels and the JSON subscribers receive.
 // History: reads for the HTTP layer, and the retention purge.
 export { createHistoryPurge } from './history/history-purge.ts';
@@ -20,6 +20,7 @@ export type { RealtimeHttp } from './http/realtime-http.ts';
 export { realtimeHttpMetrics } from './http/realtime-http-metrics.ts';
 export type { RealtimeHttpRuntime, RealtimeHttpSettings } from './http/realtime-http-runtime.ts';
 export { realtimeHttpSettingsOf, startRealtimeHttpRuntime } from './http/realtime-http-runtime.ts';
+export { namespaceOf } from './names.ts';
 export { createPostgresNamespaceRepository } from './namespace-repository.postgres.ts';
 export type { NamespaceRecord, NamespaceRepository } from './namespace-repository.ts';
 // Payload storage for data over the inline cap.

@@ -58,6 +58,12 @@ export interface RealtimeHttpDeps {
 
 export interface RealtimeHttp {
   namespaces: NamespaceRepository;
+  /**
+   * Namespace policies as publishes and reads see them: read at most once per policyCacheTtlMs
+   * (5 s by default), so a change reaches every user of it within that. The gateway checks client
+   * events and presence actions against it (decisions.md "Hardening": within 10 s).
+   */
+  policies: NamespacePolicyLookup;
   signingKeys: SigningKeyStore;
   tokens: TokenIssuer;
   messages: MessagePublisher;
@@ -112,6 +118,7 @@ export function composeRealtimeHttp(
   });
   return {
     namespaces,
+    policies,
     signingKeys,
     tokens: createTokenIssuer({ namespaces, signingKeys, gatewayUrls: deps.gatewayUrls, clock }),
     messages: messages(policies),
