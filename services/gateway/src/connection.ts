@@ -43,6 +43,7 @@ import {
   startingSubscription,
 } from './subscription-logic.ts';
 import { checkToken } from './token-check.ts';
+import type { TokenSlots } from './token-slots.ts';
 
 export interface ConnectionLimits {
   sendBufferMaxBytes: number;
@@ -63,6 +64,8 @@ export interface ConnectionDeps {
   presence: PresenceCommands;
   /** Publishes a client event's fan-out text on the channel's pub/sub channel. */
   publishEvent(id: ChannelId, text: string): Promise<void>;
+  /** Live connections per token across the environment's gateways (token-slots.ts). */
+  tokenSlots: TokenSlots;
   scheduler: Scheduler;
   metrics: GatewayMetrics;
   logger: Logger;
@@ -331,6 +334,17 @@ export class Connection {
     if ('rejected' in check) {
       this.deps.metrics.authFailed(check.rejected);
       this.closeWith(CLOSE_CODES.token, `token refused: ${check.rejected}`);
+      return;
+    }
+    // Never 4001 here: a client fetches a fresh token and comes back at once after 4001, and a
+    // fresh token of a leaked one's holder would be refused the same way; 4429 makes it back off.
+    if (!(await this.deps.tokenSlots.acquire(frame.token, this.deps.id))) {
+      this.deps.metrics.authFailed('too_many_connections');
+      this.closeWith(CLOSE_CODES.tooManyConnections, 'too many connections for this token');
+      return;
+    }
+    if (this.closing) {
+      this.deps.tokenSlots.release(this.deps.id);
       return;
     }
     this.deps.scheduler.clearTimer(this.authTimer);
@@ -702,6 +716,7 @@ export class Connection {
     scheduler.clearTimer(this.dropTimer);
     for (const channel of [...this.subscriptions.keys()]) this.dropSubscription(channel);
     for (const channel of [...this.presence.keys()]) this.leavePresence(channel, 'disconnect');
+    this.deps.tokenSlots.release(this.deps.id);
     this.deps.metrics.closed(this.sentCode ?? code);
     this.deps.onClosed(this);
   }

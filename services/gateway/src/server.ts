@@ -25,6 +25,7 @@ import { Connection } from './connection.ts';
 import { createGatewayDemo, type GatewayDemoSettings } from './demo.ts';
 import { gatewayMetrics } from './gateway-metrics.ts';
 import { createPresenceCommands } from './presence-commands.ts';
+import { createTokenSlots } from './token-slots.ts';
 
 export interface GatewaySettings {
   environment: Environment;
@@ -110,6 +111,14 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
     return { connections: connections.size, subscriptions, channels: hub.channels() };
   });
 
+  const tokenSlots = createTokenSlots({
+    redis: deps.publisher,
+    keyPrefix: `${settings.redisKeyPrefix}${environment}:`,
+    max: limits.maxConnectionsPerToken,
+    scheduler,
+    logger,
+  });
+
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.maxFrameBytes,
@@ -146,6 +155,7 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
       publishEvent: async (ref, text) => {
         await deps.publisher.publish(fanOutChannel(settings.redisKeyPrefix, ref), text);
       },
+      tokenSlots,
       scheduler,
       metrics,
       logger,
@@ -245,6 +255,7 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
       await allClosed;
       // Every close has sent its presence leaves; they reach Kafka before the producer stops.
       await presence.flush();
+      tokenSlots.close();
       stopWatching();
       await hub.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -136,6 +136,11 @@ export interface GatewayLimits {
   pingIntervalMs: number;
   /** A connection whose unsent data exceeds this is closed with 4200. */
   sendBufferMaxBytes: number;
+  /**
+   * Live authenticated connections one token may hold across the environment's gateways
+   * (GATEWAY_MAX_CONNECTIONS_PER_TOKEN); the next `auth` closes its connection with 4429.
+   */
+  maxConnectionsPerToken: number;
 }
 
 export interface MailConfig {
@@ -329,6 +334,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
       maxFrameBytes: int(env, 'GATEWAY_MAX_FRAME_BYTES', 65_536, 1024, 16 * 1024 * 1024),
       pingIntervalMs: int(env, 'GATEWAY_PING_INTERVAL_MS', 25_000, 100, 3_600_000),
       sendBufferMaxBytes: int(env, 'GATEWAY_SEND_BUFFER_MAX_BYTES', 1_048_576, 1024, 1024 * 1024 * 1024),
+      maxConnectionsPerToken: int(env, 'GATEWAY_MAX_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
     },
     smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),

@@ -26,6 +26,7 @@ describe('protocol codes', () => {
       tooBig: 1009,
       unsupportedData: 1003,
       tryAgainLater: 1013,
+      tooManyConnections: 4429,
     });
     expect(closeCodeName(4200)).to.equal('slowConsumer');
     expect(closeCodeName(1000)).to.equal(null);
@@ -35,7 +36,7 @@ describe('protocol codes', () => {
     expect(reconnectRuleOf(4001)).to.equal('fresh_token_at_once');
     expect(reconnectRuleOf(4100)).to.equal('at_once');
     expect(reconnectRuleOf(4200)).to.equal('backoff_and_recover');
-    for (const other of [1000, 1001, 1003, 1006, 1009, 1011, 4000, 4002, 4999]) {
+    for (const other of [1000, 1001, 1003, 1006, 1009, 1011, 4000, 4002, 4429, 4999]) {
       expect(reconnectRuleOf(other), String(other)).to.equal('backoff');
     }
   });

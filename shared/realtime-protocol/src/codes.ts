@@ -24,6 +24,8 @@ export const CLOSE_CODES = {
   unsupportedData: 1003,
   /** The gateway cannot check tokens right now (its signing keys are unreadable): back off. */
   tryAgainLater: 1013,
+  /** The token already holds its most live connections (GATEWAY_MAX_CONNECTIONS_PER_TOKEN): back off. */
+  tooManyConnections: 4429,
 } as const;
 export type CloseCodeName = keyof typeof CLOSE_CODES;
 export type CloseCode = (typeof CLOSE_CODES)[CloseCodeName];
