@@ -272,6 +272,23 @@ describe('gateway: close codes, timers and outages', function () {
       refused = e.message;
     });
     expect(refused).to.match(/403/);
+    // The refusal is the JSON error body, as every answer that is not a success.
+    const raw = connect(strict.gateway.port, '127.0.0.1');
+    await new Promise((resolve) => raw.once('connect', resolve));
+    let answer = '';
+    raw.on('data', (d: Buffer) => {
+      answer += d.toString('utf8');
+    });
+    raw.write(
+      'GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: https://evil.example\r\n\r\n',
+    );
+    await new Promise((resolve) => raw.once('close', resolve));
+    expect(answer).to.match(/^HTTP\/1\.1 403 /);
+    expect(answer).to.match(/\r\nContent-Type: application\/json/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).to.equal(
+      'origin_not_allowed',
+    );
     const ok = await TestSocket.open(strict.url, { origin: 'https://app.example' });
     ok.send({ id: 1, action: 'auth', token });
     expect((await ok.waitFor((f) => f.id === 1)).result).to.include({ subject: 'ext:ann' });

@@ -92,7 +92,11 @@ describe('gateway processes', function () {
     expect((await fetch(`${a.metricsUrl}/healthz`)).status).to.equal(200);
     // A gateway run alone serves no demo: its token route would mint without a credential.
     for (const path of ['/demo', '/demo/lattice-realtime.js']) {
-      expect((await fetch(`${a.url.replace(/^ws/, 'http')}${path}`)).status, path).to.equal(426);
+      const res = await fetch(`${a.url.replace(/^ws/, 'http')}${path}`);
+      expect(res.status, path).to.equal(426);
+      // Not a success, so the JSON error body (decisions.md "Hardening").
+      expect(res.headers.get('content-type'), path).to.match(/^application\/json/);
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('upgrade_required');
     }
     const demoToken = await fetch(`${a.url.replace(/^ws/, 'http')}/demo/token`, {
       method: 'POST',

@@ -74,8 +74,18 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-function refuseUpgrade(socket: Duplex, status: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+/** The JSON error body of every answer the gateway gives over plain HTTP (decisions.md "Hardening"). */
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message, step: 'gateway' } });
+}
+
+function refuseUpgrade(socket: Duplex, status: string, code: string, message: string): void {
+  const body = errorBody(code, message);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
 }
 
 export async function startGateway(settings: GatewaySettings, deps: GatewayDeps): Promise<RunningGateway> {
@@ -184,13 +194,15 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
       answered.then(
         (done) => {
           if (done) return;
-          res.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
-          res.end('This is the Lattice realtime gateway: connect with a WebSocket.\n');
+          res.writeHead(426, { 'content-type': 'application/json; charset=utf-8', upgrade: 'websocket' });
+          res.end(
+            errorBody('upgrade_required', 'This is the Lattice realtime gateway: connect with a WebSocket'),
+          );
         },
         (err: unknown) => {
           logger.error({ err }, 'a demo request failed');
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(errorBody('internal_error', 'The demo request failed'));
         },
       );
     },
@@ -200,13 +212,14 @@ export async function startGateway(settings: GatewaySettings, deps: GatewayDeps)
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node takes its own error listener off an upgraded socket: a peer's reset must not throw.
     socket.on('error', (err) => logger.debug({ err }, 'upgrade socket error'));
-    if (draining) return refuseUpgrade(socket, '503 Service Unavailable');
+    if (draining)
+      return refuseUpgrade(socket, '503 Service Unavailable', 'draining', 'The gateway is draining');
     const origin = req.headers.origin;
     if (
       limits.allowedOrigins.length > 0 &&
       (origin === undefined || !limits.allowedOrigins.includes(origin))
     ) {
-      return refuseUpgrade(socket, '403 Forbidden');
+      return refuseUpgrade(socket, '403 Forbidden', 'origin_not_allowed', 'This origin may not connect');
     }
     wss.handleUpgrade(req, socket, head, accept);
   });
