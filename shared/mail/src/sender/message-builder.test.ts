@@ -2,6 +2,7 @@ import { generateKeyPairSync, KeyObject } from 'node:crypto';
 import { createLogger } from '@lattice/core';
 import { ManualClock } from '@lattice/core/testing';
 import { expect } from 'chai';
+import { senderEmail } from '../testing/sender-email.ts';
 import { createMessageBuilder, type DkimKey, KEY_CACHE_MS } from './message-builder.ts';
 import type { SenderEmail } from './sender-store.ts';
 
@@ -13,26 +14,7 @@ const pem = (): string =>
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   }).privateKey;
 
-const email = (over: Partial<SenderEmail> = {}): SenderEmail => ({
-  id: '0b8f7a52-6a0e-4d36-9d49-9a6d1c1f0001',
-  productId: 'p',
-  environment: 'production',
-  domainId: 'd',
-  fromHeader: 'News <news@example.org>',
-  toHeader: 'bob@example.net',
-  toAddress: 'bob@example.net',
-  subject: 'Hi',
-  replyTo: null,
-  headers: {},
-  trackOpens: false,
-  trackClicks: false,
-  messageId: '<x@example.org>',
-  sendState: 'pending',
-  attempts: 0,
-  outcomeEvent: null,
-  applied: null,
-  ...over,
-});
+const email = (over: Partial<SenderEmail> = {}): SenderEmail => senderEmail(over);
 
 describe('message builder: the domain signing key', () => {
   it('is read once per cache window per domain and passed as a parsed key object; a new selector is taken up after the window', async () => {

@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { checkSendBody, DISPLAY_NAME_MAX } from '../emails/send-request.ts';
+import { senderEmail } from '../testing/sender-email.ts';
 import { createMessageBuilder, foldable } from './message-builder.ts';
 import type { SenderEmail } from './sender-store.ts';
 
@@ -63,26 +64,8 @@ function text(next: () => number, max: number): string {
   return Array.from(out).slice(0, max).join('').trim() || 'x';
 }
 
-const email = (over: Partial<SenderEmail>): SenderEmail => ({
-  id: '0b8f7a52-6a0e-4d36-9d49-9a6d1c1f0001',
-  productId: 'p',
-  environment: 'production',
-  domainId: 'd',
-  fromHeader: 'news@example.org',
-  toHeader: 'bob@example.net',
-  toAddress: 'bob@example.net',
-  subject: 'Hi',
-  replyTo: null,
-  headers: {},
-  trackOpens: false,
-  trackClicks: false,
-  messageId: '<x@example.org>',
-  sendState: 'pending',
-  attempts: 0,
-  outcomeEvent: null,
-  applied: null,
-  ...over,
-});
+const email = (over: Partial<SenderEmail>): SenderEmail =>
+  senderEmail({ fromHeader: 'news@example.org', ...over });
 
 const build = createMessageBuilder({
   keys: { signingKey: async () => ({ domainName: 'example.org', keySelector: 's1', privateKey }) },
