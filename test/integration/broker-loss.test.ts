@@ -83,11 +83,35 @@ describe('three-broker Kafka: one broker SIGKILLed mid-stream', function () {
     if (this.currentTest?.state === 'failed')
       noteInTestLog('broker-loss: the actors process said', { log: actorsLog.join('').slice(-200_000) });
   });
+  // Teardown, each step bounded: a step that overruns is noted in the test log (with the actors
+  // process's last words) and the rest still runs, the actors process killed if it has not
+  // exited. An intermittent hang here (2 of 5 runs on 2026-11-29, after every assertion had
+  // passed) is an open defect being tracked, not a behaviour this test checks.
+  async function bounded(what: string, step: () => Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const overran = await Promise.race([
+      step().then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), 60_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (overran) {
+      noteInTestLog(`broker-loss: teardown step "${what}" did not finish in 60 s; going on`, {
+        actorsExit: actors ? { code: actors.exitCode, signal: actors.signalCode } : null,
+        log: actorsLog.join('').slice(-20_000),
+      });
+    }
+  }
   after(async () => {
-    if (actors && actors.exitCode === null && actors.signalCode === null) await stopPlatform(actors);
-    await receiver?.close();
-    await p?.close();
-    await cluster?.stop();
+    if (actors && actors.exitCode === null && actors.signalCode === null) {
+      const child = actors;
+      await bounded('stop the actors process', () => stopPlatform(child));
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    await bounded('close the receiver', async () => receiver?.close());
+    await bounded('close the platform', async () => p?.close());
+    await bounded('stop the cluster', async () => cluster?.stop());
   });
 
   it('creates the topics with three copies, two of them needed in sync', async () => {
