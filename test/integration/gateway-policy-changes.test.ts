@@ -1,8 +1,8 @@
-// A namespace policy change reaches connections that are already open (decisions.md "Hardening"):
+// A namespace policy change reaches connections that are already open (docs/realtime.md "The gateway"):
 // two real WebSocket clients hold tokens minted while client events and presence were on; the
 // Owner switches them off, or deletes the namespace; the next client event and presence entry are
 // refused `forbidden` and nothing reaches the other subscriber. The gateway reads policies through
-// the deployment's policy cache (5 s by default, so within the 10 s decisions.md allows); these
+// the deployment's policy cache (5 s by default, so within the 10 s allowed); these
 // tests run it with the cache off, so the change applies from the next frame.
 import { POLICY_CACHE_TTL_MS } from '@lattice/realtime';
 import { expect } from 'chai';

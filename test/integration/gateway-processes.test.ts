@@ -94,7 +94,7 @@ describe('gateway processes', function () {
     for (const path of ['/demo', '/demo/lattice-realtime.js']) {
       const res = await fetch(`${a.url.replace(/^ws/, 'http')}${path}`);
       expect(res.status, path).to.equal(426);
-      // Not a success, so the JSON error body (decisions.md "Hardening").
+      // Not a success, so the JSON error body (docs/realtime.md "The gateway").
       expect(res.headers.get('content-type'), path).to.match(/^application\/json/);
       expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('upgrade_required');
     }

@@ -1,4 +1,4 @@
-// Live connections per token across gateways (decisions.md "Hardening"; token-slots.ts): with
+// Live connections per token across gateways (docs/realtime.md "The gateway"; token-slots.ts): with
 // GATEWAY_MAX_CONNECTIONS_PER_TOKEN at 3 on two gateways sharing Redis, the 4th authentication of
 // one token, on either gateway, is closed with 4429 (never 4001, after which clients retry at
 // once) while the first three keep working; a closed connection gives its slot back; another

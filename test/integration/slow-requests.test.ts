@@ -1,4 +1,4 @@
-// Slow requests on every HTTP role of a real `lattice start` (decisions.md "Hardening"): with
+// Slow requests on every HTTP role of a real `lattice start` (docs/operations.md "Slow requests"): with
 // HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS set low, the management API, the production
 // edge and the production gateway each cut headers that never complete, and the edge and the
 // management API a body that never arrives, with 408 and the JSON error body.

@@ -420,7 +420,7 @@ export class Connection {
    * The namespace's policy still allows `op` (the token said so when it was minted, but the Owner
    * may have switched client events or presence off, or deleted the namespace, since): checked on
    * every client event and presence entry, against policies at most policyCacheTtlMs old (5 s),
-   * so a change applies to open connections within that (decisions.md "Hardening": 10 s).
+   * so a change applies to open connections within that (docs/realtime.md "The gateway": 10 s).
    */
   private async checkPolicy(channel: string, op: 'publish' | 'presence'): Promise<void> {
     let policy: Awaited<ReturnType<RealtimeHttp['policies']['get']>>;

@@ -74,7 +74,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** The JSON error body of every answer the gateway gives over plain HTTP (decisions.md "Hardening"). */
+/** The JSON error body of every answer the gateway gives over plain HTTP (docs/realtime.md "The gateway"). */
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message, step: 'gateway' } });
 }

@@ -114,7 +114,7 @@ export interface LatticeConfig {
   /** Where `lattice start` keeps local state (demo product, payload bucket). */
   dataDir: string;
   /**
-   * Every HTTP role's cut for slow requests (decisions.md "Hardening"): a request whose headers
+   * Every HTTP role's cut for slow requests (docs/operations.md "Slow requests"): a request whose headers
    * have not all arrived within `headersMs` (HTTP_HEADERS_TIMEOUT_MS, 10 s) or that is not
    * received whole, body included, within `requestMs` (HTTP_REQUEST_TIMEOUT_MS, 30 s) is answered
    * 408 and its connection closed.

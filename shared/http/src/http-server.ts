@@ -1,5 +1,5 @@
 // Every HTTP role's server (management, edge, gateway, the metrics ports): Node's http.Server with
-// the slow-request cuts of config.httpTimeouts (decisions.md "Hardening"), and the standard error
+// the slow-request cuts of config.httpTimeouts (docs/operations.md "Slow requests"), and the standard error
 // body for what Node's parser refuses (client-error.ts).
 //
 // A request whose headers have not all arrived within `headersMs`, or that has not been received

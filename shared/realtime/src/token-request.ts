@@ -49,7 +49,7 @@ export function tokenRequestOf(body: TokenRequestBody): TokenRequest {
 
 /**
  * The first channel named a second time, with the index of its first mention, or null. A request
- * names each channel once (decisions.md "Hardening"): two entries would leave one of them unsaid.
+ * names each channel once (docs/realtime.md "The gateway"): two entries would leave one of them unsaid.
  */
 export function repeatedChannel(channels: readonly ChannelGrant[]): { index: number; first: number } | null {
   const seen = new Map<string, number>();

@@ -66,7 +66,7 @@ export const DISPLAY_NAME_MAX = 256;
 /**
  * Trace and authentication headers: only the servers a message passes through write them, and a
  * receiver trusts them to say where a message came from and whether it authenticated. A
- * tenant's copy would forge that, for any domain (decisions.md "Hardening").
+ * tenant's copy would forge that, for any domain (docs/mail.md).
  */
 const TRACE_HEADERS = new Set([
   'received',

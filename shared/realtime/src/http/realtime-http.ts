@@ -61,7 +61,7 @@ export interface RealtimeHttp {
   /**
    * Namespace policies as publishes and reads see them: read at most once per policyCacheTtlMs
    * (5 s by default), so a change reaches every user of it within that. The gateway checks client
-   * events and presence actions against it (decisions.md "Hardening": within 10 s).
+   * events and presence actions against it (docs/realtime.md "The gateway": within 10 s).
    */
   policies: NamespacePolicyLookup;
   signingKeys: SigningKeyStore;
