@@ -1,5 +1,4 @@
-// Every answer of the public edge that is not a success is the JSON error body (decisions.md
-// "Hardening"): this walks the public route table with a valid key and sends each route every
+// Every answer of the public edge that is not a success is the JSON error body (docs/management-api.md): this walks the public route table with a valid key and sends each route every
 // malformed form of a body (broken JSON, an unknown charset, a type it does not take, a
 // compressed body, a body where none is taken). The edge's own steps (key, limits, body reader,
 // validation) answer before the route's handler, an echo here. Each answer must be a 4xx with

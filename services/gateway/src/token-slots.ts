@@ -1,5 +1,5 @@
-// Live connections per token, across every gateway of the environment (decisions.md
-// "Hardening": at most GATEWAY_MAX_CONNECTIONS_PER_TOKEN, default 100; the next `auth` closes its
+// Live connections per token, across every gateway of the environment (docs/realtime-protocol.md
+// "Close codes": at most GATEWAY_MAX_CONNECTIONS_PER_TOKEN, default 100; the next `auth` closes its
 // connection with 4429). One leaked browser token must not open thousands of connections.
 //
 // Each token (by the SHA-256 of its text) has a sorted set in Redis whose members are the

@@ -1,5 +1,4 @@
-// Every answer of the management API that is not a success is the JSON error body (decisions.md
-// "Hardening"): this walks the whole route table (catalog and operational routes, /mcp included)
+// Every answer of the management API that is not a success is the JSON error body (docs/management-api.md): this walks the whole route table (catalog and operational routes, /mcp included)
 // and sends each route every malformed form of a body: broken JSON, an unknown charset, a type
 // that is not JSON, a compressed body, and a body where none is taken. Each answer must be a 4xx
 // with `application/json` and an error code, never HTML, a stack or a file path.
