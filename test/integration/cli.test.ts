@@ -64,6 +64,36 @@ describe('lattice command', function () {
       expect(domains.map((d) => [d.name, d.status])).to.deep.equal([['mail.example.com', 'verified']]);
     });
 
+    it('adds a member of each role to a product: prints exactly {product_id, member_token}', async () => {
+      const owner = await run(['bootstrap', '--product', uniqueName('team')]);
+      const { product_id } = JSON.parse(owner.stdout) as { product_id: string };
+      for (const role of ['owner', 'admin', 'member']) {
+        const r = await run(['bootstrap', '--product-id', product_id, '--role', role]);
+        expect(r.code, r.stderr).to.equal(0);
+        const printed = JSON.parse(r.stdout.trim()) as Record<string, string>;
+        expect(Object.keys(printed).sort()).to.deep.equal(['member_token', 'product_id']);
+        expect(printed.product_id).to.equal(product_id);
+        const token = await db('member_tokens')
+          .where({ token_hash: sha256Hex(printed.member_token!) })
+          .first();
+        const member = await db('members').where({ id: token.member_id }).first();
+        expect([member.product_id, member.role]).to.deep.equal([product_id, role]);
+      }
+      const audited = await db('audit_log').where({ product_id, actor_kind: 'cli' });
+      expect(audited.map((e) => e.operation)).to.deep.equal(Array(4).fill('organization_members_create'));
+      for (const args of [
+        ['--product-id', product_id, '--role', 'boss'],
+        ['--product-id', '00000000-0000-4000-8000-000000000000', '--role', 'admin'],
+        ['--product-id', product_id],
+        ['--role', 'admin'],
+      ]) {
+        const refused = await run(['bootstrap', ...args]);
+        expect(refused.code, args.join(' ')).to.equal(2);
+        expect(refused.stdout).to.equal('');
+      }
+      expect(await db('members').where({ product_id })).to.have.length(4);
+    });
+
     it('refuses a missing product name or a malformed domain with exit code 2', async () => {
       const missing = await run(['bootstrap']);
       expect(missing.code).to.equal(2);

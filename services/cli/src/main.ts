@@ -15,6 +15,8 @@ const USAGE = `lattice <command>
                                      (an edge or a gateway runs one environment: --env production|development)
   bootstrap --product NAME [--verified-domain DOMAIN]
                                      create a product, its owner and an owner token; prints JSON
+  bootstrap --product-id ID --role owner|admin|member [--name NAME]
+                                     add a member to a product with its first token; prints JSON
   migrate                            apply database migrations
   topics                             create the Kafka topics of the catalog
   topics scale NAME --partitions N   grow a catalog topic (e.g. realtime.channel-commands) while the
@@ -36,6 +38,9 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       product: { type: 'string' },
+      'product-id': { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
       'verified-domain': { type: 'string' },
       env: { type: 'string' },
       partitions: { type: 'string' },
@@ -58,7 +63,13 @@ async function main(argv: string[]): Promise<number> {
     case 'start':
       return runStart(ctx, rest[0], { env: values.env });
     case 'bootstrap':
-      return runBootstrap(ctx, { product: values.product, verifiedDomain: values['verified-domain'] });
+      return runBootstrap(ctx, {
+        product: values.product,
+        verifiedDomain: values['verified-domain'],
+        productId: values['product-id'],
+        role: values.role,
+        name: values.name,
+      });
     case 'migrate':
       return runMigrate(ctx);
     case 'topics':

@@ -1,19 +1,36 @@
-// The page's only way to the management API: same origin, `Authorization: Bearer` with the
+// The pages' only way to the management API: same origin, `Authorization: Bearer` with the
 // member token, JSON in and out. A refusal becomes an ApiProblem carrying the API's own words
 // (`error.message`, `fields`), which the page shows as they are.
 import type { Toolkit } from '@lattice/http/public-routes';
 import type {
+  AuditEntryView,
   CreatedKey,
+  CreatedMember,
+  CreatedMemberToken,
   Environment,
   FieldProblem,
   KeyPage,
+  MemberTokenView,
+  MemberView,
+  Page,
   ProductView,
   PublicKeyView,
+  Role,
   Scope,
 } from './api-types.ts';
 
 /** Keys per list request: the API's maximum, so most products need one page. */
 export const KEY_PAGE_SIZE = 100;
+/** Members and member tokens per list request: the API's maximum as well. */
+export const MEMBER_PAGE_SIZE = 100;
+/** Audit entries per request: the API's default, a screenful or two of the newest changes. */
+export const AUDIT_PAGE_SIZE = 50;
+
+function pageQuery(limit: number, cursor: string | null): URLSearchParams {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (cursor !== null) query.set('cursor', cursor);
+  return query;
+}
 
 export class ApiProblem extends Error {
   readonly status: number;
@@ -75,19 +92,35 @@ export function createApi(token: string) {
   }
 
   const keyPath = (id: string) => `/organization/public-keys/${encodeURIComponent(id)}`;
+  const memberPath = (id: string) => `/organization/members/${encodeURIComponent(id)}`;
+  const tokenPath = (id: string) => `/organization/member-tokens/${encodeURIComponent(id)}`;
 
   return {
     product: () => call<ProductView>('GET', '/organization/product'),
-    listKeys(cursor: string | null): Promise<KeyPage> {
-      const query = new URLSearchParams({ limit: String(KEY_PAGE_SIZE) });
-      if (cursor !== null) query.set('cursor', cursor);
-      return call<KeyPage>('GET', `/organization/public-keys?${query}`);
-    },
+    listKeys: (cursor: string | null) =>
+      call<KeyPage>('GET', `/organization/public-keys?${pageQuery(KEY_PAGE_SIZE, cursor)}`),
     createKey: (body: { name: string; environment: Environment; scope: Scope }) =>
       call<CreatedKey>('POST', '/organization/public-keys', body),
     updateScope: (id: string, scope: Scope) => call<PublicKeyView>('PUT', `${keyPath(id)}/scope`, { scope }),
     revoke: (id: string) => call<PublicKeyView>('POST', `${keyPath(id)}/revoke`),
     importKeys: (toolkit: Toolkit) =>
       call<{ data: PublicKeyView[] }>('POST', '/organization/public-keys/import', { toolkit }),
+    listMembers: (cursor: string | null) =>
+      call<Page<MemberView>>('GET', `/organization/members?${pageQuery(MEMBER_PAGE_SIZE, cursor)}`),
+    createMember: (body: { name: string; role: Role }) =>
+      call<CreatedMember>('POST', '/organization/members', body),
+    updateMemberRole: (id: string, role: Role) => call<MemberView>('PUT', `${memberPath(id)}/role`, { role }),
+    removeMember: (id: string) => call<void>('DELETE', memberPath(id)),
+    /** The caller's own tokens. */
+    listOwnTokens: (cursor: string | null) =>
+      call<Page<MemberTokenView>>(
+        'GET',
+        `/organization/member-tokens?${pageQuery(MEMBER_PAGE_SIZE, cursor)}`,
+      ),
+    createOwnToken: (name: string) =>
+      call<CreatedMemberToken>('POST', '/organization/member-tokens', { name }),
+    revokeToken: (id: string) => call<MemberTokenView>('POST', `${tokenPath(id)}/revoke`),
+    listAuditLog: (cursor: string | null) =>
+      call<Page<AuditEntryView>>('GET', `/organization/audit-log?${pageQuery(AUDIT_PAGE_SIZE, cursor)}`),
   };
 }

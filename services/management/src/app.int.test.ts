@@ -77,7 +77,7 @@ describe('management API (real PostgreSQL, real server)', () => {
       const revoked = await t.newProduct('revoked');
       const tokens = createPostgresMemberTokenRepository(t.db);
       const record = await tokens.findActiveByHash(sha256Hex(revoked.owner_token));
-      expect(await tokens.revoke(revoked.product_id, record!.id)).to.equal(true);
+      expect((await tokens.revoke(revoked.product_id, record!.id))?.revokedAt).to.be.instanceOf(Date);
 
       const headers = [
         `Basic ${Buffer.from(`user:${owner_token}`).toString('base64')}`,
@@ -104,6 +104,7 @@ describe('management API (real PostgreSQL, real server)', () => {
       expect((asMember.json as { caller: unknown }).caller).to.deep.equal({
         credential_kind: 'member_token',
         role: 'member',
+        member_id: member.memberId,
       });
       // An area key does not reach the organization area at all (decisions.md).
       const created = await t.call<{ key: string }>('POST', '/realtime/api-keys', p.owner_token, {
@@ -121,7 +122,12 @@ describe('management API (real PostgreSQL, real server)', () => {
         expect(r.status).to.equal(200);
         const body = r.json as { id: string; name: string; created_at: string; caller: unknown };
         expect(body).to.have.all.keys('id', 'name', 'created_at', 'caller');
-        expect(body.caller).to.deep.equal({ credential_kind: 'member_token', role: 'owner' });
+        const [owner] = await t.db('members').where({ product_id: p.product_id, role: 'owner' });
+        expect(body.caller).to.deep.equal({
+          credential_kind: 'member_token',
+          role: 'owner',
+          member_id: owner.id,
+        });
         expect(body.id).to.equal(p.product_id);
         expect(body.name).to.equal(p.name);
         expect(Number.isNaN(Date.parse(body.created_at))).to.equal(false);

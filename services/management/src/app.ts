@@ -28,20 +28,24 @@ import {
   createPostgresWebhookEndpointStore,
   type MailHttp,
 } from '@lattice/mail';
-import type { RealtimeHttp } from '@lattice/realtime';
+import { createPostgresNamespaceRepository, type RealtimeHttp } from '@lattice/realtime';
 import {
+  createPostgresAuditLog,
+  createPostgresMemberRepository,
   createPostgresMemberTokenRepository,
   createPostgresProductRepository,
+  createTransactionScope,
   type Db,
 } from '@lattice/store';
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
+import { withAudit } from './audit/audit-recorder.ts';
 import { authorizeRoute, withAccessErrors } from './auth/access-policy.ts';
 import { createMailKeyResolver, createRealtimeKeyResolver } from './auth/area-key-resolver.ts';
 import { createBearerAuthenticator } from './auth/bearer-authenticator.ts';
 import type { CredentialResolver } from './auth/credential-resolver.ts';
 import { createMemberTokenResolver } from './auth/member-token-resolver.ts';
-import { dashboardScript, pageFile } from './dashboard/dashboard-files.ts';
+import { type DashboardScripts, dashboardScripts, readDashboardFiles } from './dashboard/dashboard-files.ts';
 import { mcpRouter } from './mcp/mcp-endpoint.ts';
 import { httpMetricsMiddleware } from './metrics.ts';
 import type { KeyChangeNotifier } from './notify/key-change-notifier.ts';
@@ -72,8 +76,8 @@ export interface ManagementDeps {
   mailHttp: MailHttp;
   /** Checks webhook URLs at create and update (createTargetGuard, decisions.md's address rules). */
   webhookTargets: WebhookTargetCheck;
-  /** The dashboard page's script; default the esbuild bundle of dashboard/ (once per process). */
-  dashboardScript?: () => Promise<string>;
+  /** The dashboard pages' scripts; default the esbuild bundles of dashboard/ (once per process). */
+  dashboardScripts?: () => Promise<DashboardScripts>;
 }
 
 export type MailDomainSettings = Pick<MailConfig, 'dnsServers' | 'returnPathMx' | 'spfInclude'> & {
@@ -95,18 +99,33 @@ export function createManagementApp(deps: ManagementDeps): Express {
 export function buildManagementApp(deps: ManagementDeps): ManagementApp {
   const schemas = deps.schemas ?? loadSchemaRegistry();
   const logger = deps.logger.child({ component: 'management' });
-  const mailKeys = createPostgresMailKeyRepository(deps.db);
-  const realtimeKeys = createPostgresRealtimeKeyRepository(deps.db);
+  // The catalog's repositories write in the transaction of the audited operation that calls them
+  // (audit/audit-recorder.ts), and on the pool otherwise.
+  const scope = createTransactionScope(deps.db);
+  const db = scope.db;
+  const auditLog = createPostgresAuditLog(db);
+  const mailKeys = createPostgresMailKeyRepository(db);
+  const realtimeKeys = createPostgresRealtimeKeyRepository(db);
   const catalog = managementCatalog({
-    products: createPostgresProductRepository(deps.db),
-    publicKeys: createPostgresPublicKeyRepository(deps.db),
-    importer: createPostgresAreaKeyImporter(deps.db),
+    products: createPostgresProductRepository(db),
+    members: createPostgresMemberRepository(db),
+    memberTokens: createPostgresMemberTokenRepository(db),
+    auditLog,
+    publicKeys: createPostgresPublicKeyRepository(db),
+    importer: createPostgresAreaKeyImporter(db),
     mailKeys,
     realtimeKeys,
-    suppressions: createPostgresSuppressionStore(deps.db),
-    keyChanges: deps.keyChanges,
+    suppressions: createPostgresSuppressionStore(db),
+    // Announced once the change has committed: an edge that reloads at once must find it.
+    keyChanges: {
+      keyChanged: (change) =>
+        new Promise<void>((resolve) =>
+          scope.afterCommit(() => void deps.keyChanges.keyChanged(change).then(resolve)),
+        ),
+    },
     realtime: deps.realtime,
-    domains: createPostgresDomainStore(deps.db, { keyring: deps.secretKeys }),
+    namespaces: createPostgresNamespaceRepository(db),
+    domains: createPostgresDomainStore(db, { keyring: deps.secretKeys }),
     // Throws on a malformed DNS_SERVERS entry: the API does not start with resolvers it cannot use.
     dns: createNodeDnsLookup(
       {
@@ -117,10 +136,12 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     ),
     domainRecords: { returnPathMx: deps.mail.returnPathMx, spfInclude: deps.mail.spfInclude },
     mail: deps.mailHttp,
-    webhooks: createPostgresWebhookEndpointStore(deps.db, { keyring: deps.secretKeys }),
+    webhooks: createPostgresWebhookEndpointStore(db, { keyring: deps.secretKeys }),
     webhookTargets: deps.webhookTargets,
     logger,
-  }).map(withAccessErrors);
+  })
+    .map(withAccessErrors)
+    .map((route) => withAudit(route, { scope, auditLog }));
   const openApi = buildOpenApi(catalog, MANAGEMENT_API_INFO, schemas);
   const catalogVersion = openApi['x-lattice'].catalog_version;
 
@@ -133,23 +154,18 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     ],
   });
 
-  const script = deps.dashboardScript ?? dashboardScript;
+  const scripts = deps.dashboardScripts ?? dashboardScripts;
   // Bundled now, while the server starts, so the first page load does not wait for esbuild; a
-  // failure is logged here and answered 503 (and retried) when the script is asked for.
-  script().catch((err: unknown) =>
-    logger.error({ err }, 'the dashboard script could not be bundled; retrying on its first request'),
+  // failure is logged here and answered 503 (and retried) when a script is asked for.
+  scripts().catch((err: unknown) =>
+    logger.error({ err }, 'the dashboard scripts could not be bundled; retrying on their first request'),
   );
   const routes = managementRoutes({
     catalog,
     openApi,
     db: deps.db,
     registry: deps.registry,
-    dashboard: {
-      html: pageFile('public-access.html'),
-      css: pageFile('dashboard.css'),
-      script,
-      logger,
-    },
+    dashboard: { ...readDashboardFiles(), scripts, logger },
   });
   const app = express();
   app.disable('x-powered-by');

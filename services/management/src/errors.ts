@@ -43,3 +43,18 @@ export function publicKeyRevoked(): ApiError {
     'The public key is revoked; revoking is permanent. Create a new key instead.',
   );
 }
+
+/** A member role refused an action on another member (docs/organization.md "Who may do what"). */
+export function memberForbidden(message: string): ApiError {
+  return new ApiError(403, 'forbidden', MANAGEMENT_STEP.authorization, message);
+}
+
+/** Demoting or removing the product's last owner. */
+export function lastOwner(): ApiError {
+  return new ApiError(
+    409,
+    'last_owner',
+    MANAGEMENT_STEP.state,
+    'A product keeps at least one owner: make another member an owner first',
+  );
+}

@@ -4,10 +4,19 @@ import type { Logger } from '@lattice/core';
 import type { OpenApiDocument, OpenApiInfo, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
 import type { MailHttp, SuppressionStore, WebhookEndpointStore } from '@lattice/mail';
-import type { RealtimeHttp } from '@lattice/realtime';
-import type { Db, ProductRepository } from '@lattice/store';
+import type { NamespaceRepository, RealtimeHttp } from '@lattice/realtime';
+import type {
+  AuditLog,
+  Db,
+  MemberRepository,
+  MemberTokenRepository,
+  ProductRepository,
+} from '@lattice/store';
 import type { Registry } from 'prom-client';
 import { type DashboardRouteDeps, dashboardRoutes } from './dashboard/dashboard-routes.ts';
+import { auditLogRoutes } from './organization/audit-log-routes.ts';
+import { memberRoutes } from './organization/member-routes.ts';
+import { memberTokenRoutes } from './organization/member-token-routes.ts';
 import { type MailDomainRouteDeps, mailDomainRoutes } from './routes/mail-domain-routes.ts';
 import { mailEmailRoutes } from './routes/mail-email-routes.ts';
 import { mailKeyRoutes } from './routes/mail-key-routes.ts';
@@ -22,12 +31,17 @@ import { systemRoutes } from './routes/system-routes.ts';
 
 export interface CatalogDeps extends PublicKeyRouteDeps, MailDomainRouteDeps {
   products: ProductRepository;
+  members: MemberRepository;
+  memberTokens: MemberTokenRepository;
+  auditLog: AuditLog;
   mailKeys: MailKeyRepository;
   realtimeKeys: RealtimeKeyRepository;
   /** The mail area's suppression list. */
   suppressions: SuppressionStore;
-  /** Namespaces, tokens, publishing and reads of the realtime area. */
+  /** Tokens, publishing and reads of the realtime area. */
   realtime: RealtimeHttp;
+  /** The realtime area's namespaces, written in the management API's own transactions. */
+  namespaces: NamespaceRepository;
   /** Sending and reading emails; the wakes of webhook endpoint actors. */
   mail: MailHttp;
   /** The mail area's webhook endpoints and their deliveries. */
@@ -40,6 +54,9 @@ export interface CatalogDeps extends PublicKeyRouteDeps, MailDomainRouteDeps {
 export function managementCatalog(deps: CatalogDeps): RouteDef[] {
   return [
     ...organizationRoutes(deps),
+    ...memberRoutes(deps),
+    ...memberTokenRoutes(deps),
+    ...auditLogRoutes(deps),
     ...publicKeyRoutes(deps),
     ...mailKeyRoutes(deps),
     ...mailDomainRoutes(deps),
@@ -52,7 +69,7 @@ export function managementCatalog(deps: CatalogDeps): RouteDef[] {
       logger: deps.logger,
     }),
     ...realtimeKeyRoutes(deps),
-    ...realtimeNamespaceRoutes({ namespaces: deps.realtime.namespaces }),
+    ...realtimeNamespaceRoutes({ namespaces: deps.namespaces }),
     ...realtimeChannelRoutes(deps),
   ];
 }
@@ -76,7 +93,8 @@ export const MANAGEMENT_API_INFO: OpenApiInfo = {
   // Relative: the document is served by the API it describes, under the same base URL.
   servers: [{ url: '/', description: 'The management API that serves this document' }],
   tagDescriptions: {
-    organization: 'The product, its members’ view of it, and the public keys that open the public edge.',
+    organization:
+      'The product, its members and their tokens, the audit log, and the public keys that open the public edge.',
     mail: 'Sending domains, mail API keys, emails, the suppression list and delivery webhooks.',
     realtime:
       'Realtime API keys, namespaces, delegated tokens, server-side publishing, history and presence.',

@@ -29,7 +29,16 @@ export {
   setRequestId,
 } from './request-id.ts';
 export { logRequestWhenDone, requestLogMiddleware } from './request-log.ts';
-export type { Authenticator, Principal, RouteAccess, RouteContext, RouteDef } from './route-def.ts';
+export type {
+  AuditTarget,
+  Authenticator,
+  Principal,
+  RouteAccess,
+  RouteAudit,
+  RouteContext,
+  RouteDef,
+  RouteResult,
+} from './route-def.ts';
 export { catalogRoutes, DEFAULT_BODY_LIMIT_BYTES } from './route-def.ts';
 export { buildRouter, operationIdOf } from './router.ts';
 export { dereference as dereferenceSchema } from './schema-refs.ts';

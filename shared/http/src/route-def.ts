@@ -72,6 +72,36 @@ export interface RouteContext extends RequestParts {
   operationId: string;
   /** Null only on `auth: 'none'` routes. */
   principal: Principal | null;
+  /** What the route's `audit.prepare` answered, on audited routes that declare one. */
+  prepared?: unknown;
+}
+
+/** One thing an audited change touched, as its audit entry names it. */
+export interface AuditTarget {
+  id: string | null;
+  /** Names of the fields the change set (never values); empty for removals. */
+  changes: readonly string[];
+}
+
+/**
+ * A route that changes a product's credentials or settings. The service that serves it runs the
+ * handler and the writing of its audit entries in one transaction (the management API's
+ * audit-recorder.ts), so the change and its record commit or roll back together.
+ */
+export interface RouteAudit {
+  /** What kind of thing the operation changes: `public_key`, `member`, `mail_domain`, … */
+  targetType: string;
+  /**
+   * The things changed, from the request and the successful answer. Default: one target, the
+   * answer's `id` (else the path's last parameter), with the request body's top-level field
+   * names as `changes`.
+   */
+  targets?(ctx: RouteContext, result: RouteResult): AuditTarget[];
+  /**
+   * Slow checks that write nothing (DNS lookups, a target's address), run before the
+   * transaction opens so it holds no connection while they wait; the answer is `ctx.prepared`.
+   */
+  prepare?(ctx: RouteContext): Promise<unknown>;
 }
 
 export interface RouteResult {
@@ -96,6 +126,8 @@ export interface RouteDef {
   auth: AuthKind;
   /** Omitted: every credential that reaches the route's area. */
   access?: RouteAccess;
+  /** Set on operations that change credentials or settings: each success is audited. */
+  audit?: RouteAudit;
   /**
    * `$id`s of the JSON Schemas in schemas/http for each part of the request. `headers` lists the
    * request headers the handler reads (properties named as sent, `Idempotency-Key`): documented

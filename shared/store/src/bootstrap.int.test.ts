@@ -1,8 +1,10 @@
 import { createLogger, sha256Hex } from '@lattice/core';
 import { testDatabaseUrl, uniqueName } from '@lattice/core/testing';
 import { expect } from 'chai';
-import { bootstrapProduct } from './bootstrap.ts';
+import { createPostgresAuditLog } from './audit-log.postgres.ts';
+import { addMember, bootstrapProduct } from './bootstrap.ts';
 import { createDb, type Db } from './db.ts';
+import { createPostgresMemberRepository } from './member-repository.postgres.ts';
 import { createPostgresMemberTokenRepository } from './member-token-repository.postgres.ts';
 import { migrateLatest } from './migrate.ts';
 import { createPostgresProductRepository } from './product-repository.postgres.ts';
@@ -79,9 +81,51 @@ describe('bootstrapProduct and member tokens (PostgreSQL)', () => {
     const [listed] = await repo.listByProduct(product_id);
     expect(listed?.lastUsedAt).to.be.instanceOf(Date);
 
-    expect(await repo.revoke(product_id, found!.id)).to.equal(true);
-    expect(await repo.revoke(product_id, found!.id), 'second revoke is a no-op').to.equal(false);
+    const revoked = await repo.revoke(product_id, found!.id);
+    expect(revoked?.revokedAt).to.be.instanceOf(Date);
+    const again = await repo.revoke(product_id, found!.id);
+    expect(again?.revokedAt?.getTime(), 'a second revoke keeps the first time').to.equal(
+      revoked!.revokedAt!.getTime(),
+    );
     expect(await repo.findActiveByHash(sha256Hex(owner_token))).to.equal(undefined);
+  });
+
+  it('adds a member of a role with a token, audited as the command line; refuses bad input', async () => {
+    const { product_id } = await bootstrapProduct(db, { name: uniqueName('add') });
+    const added = await addMember(db, { productId: product_id, role: 'admin' });
+    expect(added.member_token).to.match(/^lmt_[0-9a-f]{32}$/);
+    const found = await createPostgresMemberTokenRepository(db).findActiveByHash(
+      sha256Hex(added.member_token),
+    );
+    expect([found?.role, found?.memberId]).to.deep.equal(['admin', added.member_id]);
+    const entries = await createPostgresAuditLog(db).list(product_id, { limit: 5 });
+    expect(entries.map((e) => [e.actor.kind, e.operation, e.target.id])).to.deep.equal([
+      ['cli', 'organization_members_create', added.member_id],
+      ['cli', 'organization_members_create', entries[1]!.target.id],
+    ]);
+    for (const input of [
+      { productId: product_id, role: 'boss' },
+      { productId: product_id, role: 'member', name: ' ' },
+      { productId: '00000000-0000-4000-8000-000000000000', role: 'member' },
+      { productId: 'not-an-id', role: 'member' },
+    ]) {
+      const error = await addMember(db, input).catch((e: unknown) => e);
+      expect(error, JSON.stringify(input)).to.be.instanceOf(RangeError);
+    }
+    expect(await db('members').where({ product_id })).to.have.length(2);
+  });
+
+  it('a removed member’s tokens are no longer found, and removal is atomic with their revocation', async () => {
+    const { product_id } = await bootstrapProduct(db, { name: uniqueName('rm') });
+    const added = await addMember(db, { productId: product_id, role: 'member' });
+    const members = createPostgresMemberRepository(db);
+    expect(await members.remove(product_id, added.member_id)).to.equal(true);
+    expect(await members.remove(product_id, added.member_id)).to.equal(false);
+    expect(await members.findById(product_id, added.member_id)).to.equal(undefined);
+    const tokens = await db('member_tokens').where({ member_id: added.member_id });
+    expect(tokens.map((t) => t.revoked_at instanceof Date)).to.deep.equal([true]);
+    const repo = createPostgresMemberTokenRepository(db);
+    expect(await repo.findActiveByHash(sha256Hex(added.member_token))).to.equal(undefined);
   });
 
   it('treats malformed ids and hashes as not found instead of failing', async () => {
@@ -89,7 +133,7 @@ describe('bootstrapProduct and member tokens (PostgreSQL)', () => {
     const tokens = createPostgresMemberTokenRepository(db);
     expect(await products.findById("'; drop table products; --")).to.equal(undefined);
     expect(await tokens.findActiveByHash('zz')).to.equal(undefined);
-    expect(await tokens.revoke('x', 'y')).to.equal(false);
+    expect(await tokens.revoke('x', 'y')).to.equal(undefined);
     expect(await tokens.listByProduct('nope')).to.deep.equal([]);
   });
 });

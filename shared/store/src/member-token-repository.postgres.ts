@@ -46,6 +46,7 @@ export function createPostgresMemberTokenRepository(db: DbExecutor): MemberToken
       .join('members as m', 'm.id', 't.member_id')
       .whereIn('t.token_hash', hashes)
       .whereNull('t.revoked_at')
+      .whereNull('m.removed_at')
       .select<Array<MemberTokenRow & { role: MemberRole }>>('t.*', 'm.role');
     return rows.map((row): ActiveMemberToken => ({ ...toRecord(row), role: row.role }));
   }
@@ -76,13 +77,37 @@ export function createPostgresMemberTokenRepository(db: DbExecutor): MemberToken
         .orderBy('created_at', 'desc');
       return rows.map(toRecord);
     },
+    async listByMember(productId, memberId, page) {
+      if (!isUuid(productId) || !isUuid(memberId)) return [];
+      const q = db<MemberTokenRow>('member_tokens')
+        .where({ product_id: productId, member_id: memberId })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(page.limit);
+      if (page.afterId !== undefined) {
+        if (!isUuid(page.afterId)) return [];
+        q.andWhereRaw(
+          '(created_at, id) < (select created_at, id from member_tokens where id = ? and product_id = ?)',
+          [page.afterId, productId],
+        );
+      }
+      return (await q).map(toRecord);
+    },
+    async get(productId, id) {
+      if (!isUuid(productId) || !isUuid(id)) return undefined;
+      const row = await db<MemberTokenRow>('member_tokens').where({ id, product_id: productId }).first();
+      return row ? toRecord(row) : undefined;
+    },
     async revoke(productId, id) {
-      if (!isUuid(productId) || !isUuid(id)) return false;
-      const count = await db('member_tokens')
+      if (!isUuid(productId) || !isUuid(id)) return undefined;
+      // coalesce: a revoked token keeps its first revocation time.
+      const [row] = await db<MemberTokenRow>('member_tokens')
         .where({ id, product_id: productId })
-        .whereNull('revoked_at')
-        .update({ revoked_at: db.fn.now() });
-      return count > 0;
+        .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
+        .returning('*');
+      return row ? toRecord(row as MemberTokenRow) : undefined;
     },
     async touchLastUsed(id) {
       if (!isUuid(id)) return;

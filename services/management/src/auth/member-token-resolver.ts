@@ -4,8 +4,8 @@
 // Every request reads the database after it arrived (a revoked token is refused from the request
 // after the revocation's answer), but the lookups of the requests read in one event-loop turn
 // share one query: under load that is one round trip, not one per request, so the pool's
-// connections are not what a busy publisher waits for. Last use is recorded at most once per
-// LAST_USED_THROTTLE_MS per token and process (docs/management-api.md: `last_used_at` may lag by
+// connections are not what a busy publisher waits for. Last use is recorded beside the request,
+// never in its way, at most once per LAST_USED_THROTTLE_MS per token and process (docs/management-api.md: `last_used_at` may lag by
 // up to a minute, half of it here and half in the repository's own resolution).
 import {
   type Clock,
@@ -73,7 +73,8 @@ export function createMemberTokenResolver(deps: {
       const hash = sha256Hex(token);
       const record = await lookup(hash);
       if (!record || !constantTimeEqual(record.tokenHash, hash)) return null;
-      await touch(record.id);
+      // Off the request's path: the answer never waits for bookkeeping.
+      void touch(record.id);
       return {
         productId: record.productId,
         credentialKind: 'member_token',

@@ -1,13 +1,17 @@
-// `{base_url}/dashboard/settings/public-access` and its two assets: static files that need no
-// credential (decisions.md "Name and processes"); the page itself calls the API with the member
-// token the user types. Operational routes: same router and error answers, no OpenAPI entry, no
-// agent tool. Every answer carries a tight Content-Security-Policy: own-origin files only, no
-// inline script or style, no framing (the page has Revoke buttons), no form posting anywhere.
+// The dashboard's settings pages, `{base_url}/dashboard/settings/public-access` and
+// `{base_url}/dashboard/settings/members`, and their assets: static files that need no credential
+// (decisions.md "Name and processes"); each page calls the API with the member token the user
+// types. Operational routes: same router and error answers, no OpenAPI entry, no agent tool. Every
+// answer carries a tight Content-Security-Policy: own-origin files only, no inline script or
+// style, no framing (the pages have Revoke and Remove buttons), no form posting anywhere.
 import { ApiError, type Logger } from '@lattice/core';
 import type { RouteDef } from '@lattice/http';
+import type { DashboardPage, DashboardScripts } from './dashboard-files.ts';
 
 export const DASHBOARD_PAGE_PATH = '/dashboard/settings/public-access';
 export const DASHBOARD_SCRIPT_PATH = '/dashboard/assets/public-access.js';
+export const MEMBERS_PAGE_PATH = '/dashboard/settings/members';
+export const MEMBERS_SCRIPT_PATH = '/dashboard/assets/members.js';
 export const DASHBOARD_STYLE_PATH = '/dashboard/assets/dashboard.css';
 
 export const DASHBOARD_CSP = [
@@ -30,13 +34,40 @@ const SECURITY_HEADERS = {
 };
 
 export interface DashboardRouteDeps {
-  /** The page's HTML and CSS (dashboard-files.ts pageFile). */
-  html: string;
+  /** Each page's HTML, and the stylesheet they share (dashboard-files.ts readDashboardFiles). */
+  pages: Readonly<Record<DashboardPage, string>>;
   css: string;
-  /** The page's script bundle (dashboard-files.ts dashboardScript). */
-  script(): Promise<string>;
+  /** The pages' script bundles (dashboard-files.ts dashboardScripts). */
+  scripts(): Promise<DashboardScripts>;
   logger: Logger;
 }
+
+/** Each page: where it is served, its script's path, and its operational route ids. */
+const PAGES: ReadonlyArray<{
+  page: DashboardPage;
+  path: string;
+  scriptPath: string;
+  operationId: string;
+  scriptOperationId: string;
+  title: string;
+}> = [
+  {
+    page: 'public-access',
+    path: DASHBOARD_PAGE_PATH,
+    scriptPath: DASHBOARD_SCRIPT_PATH,
+    operationId: 'system_dashboard_public_access',
+    scriptOperationId: 'system_dashboard_script',
+    title: 'Settings → Public Access',
+  },
+  {
+    page: 'members',
+    path: MEMBERS_PAGE_PATH,
+    scriptPath: MEMBERS_SCRIPT_PATH,
+    operationId: 'system_dashboard_members',
+    scriptOperationId: 'system_dashboard_members_script',
+    title: 'Settings → Members',
+  },
+];
 
 export function dashboardRoutes(deps: DashboardRouteDeps): RouteDef[] {
   const common = { area: 'system', auth: 'none', method: 'GET', operational: true } as const;
@@ -46,16 +77,41 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDef[] {
     contentType,
     headers: SECURITY_HEADERS,
   });
+  async function script(page: DashboardPage) {
+    try {
+      return file('text/javascript; charset=utf-8', (await deps.scripts())[page]);
+    } catch (err) {
+      deps.logger.error({ err }, 'the dashboard scripts could not be bundled');
+      throw new ApiError(
+        503,
+        'dashboard_unavailable',
+        'dashboard',
+        'The dashboard script could not be built; the server log says why',
+      );
+    }
+  }
   return [
-    {
-      ...common,
-      path: DASHBOARD_PAGE_PATH,
-      operationId: 'system_dashboard_public_access',
-      summary: 'The dashboard’s Settings → Public Access page',
-      description: 'Static HTML; it signs in with a member token and calls the API on the same origin.',
-      responses: { 200: { contentType: 'text/html' } },
-      handler: () => file('text/html; charset=utf-8', deps.html),
-    },
+    ...PAGES.flatMap((p): RouteDef[] => [
+      {
+        ...common,
+        path: p.path,
+        operationId: p.operationId,
+        summary: `The dashboard’s ${p.title} page`,
+        description: 'Static HTML; it signs in with a member token and calls the API on the same origin.',
+        responses: { 200: { contentType: 'text/html' } },
+        handler: () => file('text/html; charset=utf-8', deps.pages[p.page]),
+      },
+      {
+        ...common,
+        path: p.scriptPath,
+        operationId: p.scriptOperationId,
+        summary: `The dashboard’s ${p.title} script, bundled from TypeScript`,
+        description:
+          'Bundled once per process by esbuild; 503 `dashboard_unavailable` while it cannot be built.',
+        responses: { 200: { contentType: 'text/javascript' }, 503: 'error-body' },
+        handler: () => script(p.page),
+      },
+    ]),
     {
       ...common,
       path: DASHBOARD_STYLE_PATH,
@@ -64,28 +120,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDef[] {
       description: 'Static CSS of the dashboard pages.',
       responses: { 200: { contentType: 'text/css' } },
       handler: () => file('text/css; charset=utf-8', deps.css),
-    },
-    {
-      ...common,
-      path: DASHBOARD_SCRIPT_PATH,
-      operationId: 'system_dashboard_script',
-      summary: 'The dashboard page’s script, bundled from TypeScript',
-      description:
-        'Bundled once per process by esbuild; 503 `dashboard_unavailable` while it cannot be built.',
-      responses: { 200: { contentType: 'text/javascript' }, 503: 'error-body' },
-      async handler() {
-        try {
-          return file('text/javascript; charset=utf-8', await deps.script());
-        } catch (err) {
-          deps.logger.error({ err }, 'the dashboard script could not be bundled');
-          throw new ApiError(
-            503,
-            'dashboard_unavailable',
-            'dashboard',
-            'The dashboard script could not be built; the server log says why',
-          );
-        }
-      },
     },
   ];
 }

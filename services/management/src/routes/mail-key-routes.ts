@@ -15,6 +15,7 @@ export function mailKeyRoutes(deps: { mailKeys: MailKeyRepository }): RouteDef[]
       method: 'POST',
       path: '/mail/api-keys',
       operationId: 'mail_apikey_create',
+      audit: { targetType: 'mail_api_key' },
       summary: 'Create a mail API key',
       description:
         'Mints an `lmk_` key for the mail toolkit’s own API. `sending_access` keys may only send ' +
@@ -60,6 +61,7 @@ export function mailKeyRoutes(deps: { mailKeys: MailKeyRepository }): RouteDef[]
       method: 'DELETE',
       path: '/mail/api-keys/:id',
       operationId: 'mail_apikey_delete',
+      audit: { targetType: 'mail_api_key' },
       summary: 'Delete a mail API key',
       description:
         'The key stops working on the mail toolkit’s API at once. A public key imported from it ' +

@@ -72,6 +72,14 @@ export function mailSuppressionRoutes(deps: { suppressions: SuppressionStore }):
       method: 'POST',
       path: '/mail/suppressions',
       operationId: 'mail_suppression_create',
+      audit: {
+        targetType: 'suppression',
+        // 200: the address was listed already and nothing changed.
+        targets: (_ctx, result) =>
+          result.status === 201
+            ? [{ id: (result.body as { address: string }).address, changes: ['address', 'reason'] }]
+            : [],
+      },
       summary: 'Suppress an address',
       description:
         'Adds a bare address (no display name) to the suppression list with reason `manual`: ' +
@@ -100,6 +108,7 @@ export function mailSuppressionRoutes(deps: { suppressions: SuppressionStore }):
       method: 'DELETE',
       path: '/mail/suppressions/:address',
       operationId: 'mail_suppression_delete',
+      audit: { targetType: 'suppression' },
       summary: 'Remove an address from the suppression list',
       description:
         'The address (URL-encoded in the path, compared lower-cased) may be sent to again from ' +

@@ -56,6 +56,13 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
     return verdict.ok ? null : verdict.reason;
   }
 
+  /** The target check as the audited route's `prepare`: before the transaction opens. */
+  async function checkedTarget(body: unknown): Promise<'checked'> {
+    const url = (body as EndpointBody).url;
+    if (url !== undefined) await checkTarget(url);
+    return 'checked';
+  }
+
   const found = (e: WebhookEndpoint | undefined): WebhookEndpoint => {
     if (!e) throw MAIL_ERRORS.webhookNotFound();
     return e;
@@ -67,6 +74,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       method: 'POST',
       path: '/mail/webhooks',
       operationId: 'mail_webhook_create',
+      audit: { targetType: 'webhook_endpoint', prepare: (ctx) => checkedTarget(ctx.body) },
       summary: 'Add a webhook endpoint',
       description:
         'Adds an endpoint that receives the named events (enabled unless `enabled` is false) and ' +
@@ -78,7 +86,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       responses: { 201: 'mail-webhook-created' },
       async handler(ctx) {
         const body = ctx.body as Required<Pick<EndpointBody, 'url' | 'events' | 'enabled'>> & EndpointBody;
-        await checkTarget(body.url);
+        if (ctx.prepared !== 'checked') await checkTarget(body.url);
         const { endpoint, secret } = await webhooks.create(principalOf(ctx).productId, {
           url: body.url,
           events: body.events,
@@ -125,6 +133,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       method: 'PATCH',
       path: '/mail/webhooks/:id',
       operationId: 'mail_webhook_update',
+      audit: { targetType: 'webhook_endpoint', prepare: (ctx) => checkedTarget(ctx.body) },
       summary: 'Change a webhook endpoint',
       description:
         'Sets any of `url`, `events`, `description` (null clears it) and `enabled`; a field left ' +
@@ -137,7 +146,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       errors: [MAIL_ERRORS.webhookNotFound()],
       async handler(ctx) {
         const body = ctx.body as EndpointBody;
-        if (body.url !== undefined) await checkTarget(body.url);
+        if (ctx.prepared !== 'checked' && body.url !== undefined) await checkTarget(body.url);
         const endpoint = found(
           await webhooks.update(principalOf(ctx).productId, ctx.params.id as string, {
             ...(body.url === undefined ? {} : { url: body.url }),
@@ -154,6 +163,7 @@ export function mailWebhookRoutes(deps: MailWebhookRouteDeps): RouteDef[] {
       method: 'DELETE',
       path: '/mail/webhooks/:id',
       operationId: 'mail_webhook_delete',
+      audit: { targetType: 'webhook_endpoint' },
       summary: 'Delete a webhook endpoint',
       description:
         'Removes the endpoint for good: it receives nothing from the answer on (pending deliveries ' +

@@ -13,7 +13,7 @@ export function organizationRoutes(deps: { products: ProductRepository }): Route
       operationId: 'organization_product_get',
       summary: 'Get the product the credential belongs to',
       description:
-        'Returns the id, name and creation time of the caller’s product, and the calling credential’s kind and member role (the dashboard shows only the actions the role may take).',
+        'Returns the id, name and creation time of the caller’s product, and the calling credential’s kind, member role and member id (the dashboard shows only the actions the role may take).',
       area: 'organization',
       auth: 'management',
       responses: { 200: 'organization-product' },
@@ -27,7 +27,11 @@ export function organizationRoutes(deps: { products: ProductRepository }): Route
             id: product.id,
             name: product.name,
             created_at: product.createdAt.toISOString(),
-            caller: { credential_kind: principal.credentialKind, role: principal.role },
+            caller: {
+              credential_kind: principal.credentialKind,
+              role: principal.role,
+              member_id: principal.memberId,
+            },
           },
         };
       },

@@ -47,6 +47,7 @@ export function publicKeyRoutes(deps: PublicKeyRouteDeps): RouteDef[] {
       method: 'POST',
       path: '/organization/public-keys',
       operationId: 'organization_public-keys_create',
+      audit: { targetType: 'public_key' },
       summary: 'Create a product public key',
       description:
         'Mints an `lpk_` key for the public edge of one environment (default production). The ' +
@@ -97,6 +98,7 @@ export function publicKeyRoutes(deps: PublicKeyRouteDeps): RouteDef[] {
       method: 'PUT',
       path: '/organization/public-keys/:id/scope',
       operationId: 'organization_public-keys_update-scope',
+      audit: { targetType: 'public_key' },
       summary: 'Change what an active public key opens',
       description:
         'Replaces the scope of an active key; effective on the edges within about one snapshot ' +
@@ -124,6 +126,10 @@ export function publicKeyRoutes(deps: PublicKeyRouteDeps): RouteDef[] {
       method: 'POST',
       path: '/organization/public-keys/:id/revoke',
       operationId: 'organization_public-keys_revoke',
+      audit: {
+        targetType: 'public_key',
+        targets: (ctx) => [{ id: ctx.params.id as string, changes: ['status'] }],
+      },
       summary: 'Revoke a public key, permanently',
       description:
         'There is no un-revoke. Requests with the key may pass for up to one snapshot window, ' +
@@ -153,6 +159,15 @@ export function publicKeyRoutes(deps: PublicKeyRouteDeps): RouteDef[] {
       method: 'POST',
       path: '/organization/public-keys/import',
       operationId: 'organization_public-keys_import',
+      audit: {
+        targetType: 'public_key',
+        // One entry per key added; an import that adds nothing changed nothing.
+        targets: (_ctx, result) =>
+          (result.body as { data: Array<{ id: string }> }).data.map((k) => ({
+            id: k.id,
+            changes: ['imported_from'],
+          })),
+      },
       summary: 'Import a toolkit’s API keys as public keys',
       description:
         'Copies every active mail (`lmk_`) or realtime (`rtk_`) key not imported before into the ' +

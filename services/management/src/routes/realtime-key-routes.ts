@@ -15,6 +15,7 @@ export function realtimeKeyRoutes(deps: { realtimeKeys: RealtimeKeyRepository })
       method: 'POST',
       path: '/realtime/api-keys',
       operationId: 'realtime_apikey_create',
+      audit: { targetType: 'realtime_api_key' },
       summary: 'Create a realtime API key',
       description:
         'Mints an `rtk_` key for the realtime toolkit’s own API; the name is optional. The answer ' +
@@ -52,6 +53,7 @@ export function realtimeKeyRoutes(deps: { realtimeKeys: RealtimeKeyRepository })
       method: 'DELETE',
       path: '/realtime/api-keys/:id',
       operationId: 'realtime_apikey_delete',
+      audit: { targetType: 'realtime_api_key' },
       summary: 'Delete a realtime API key',
       description:
         'The key stops working on the realtime toolkit’s API at once. A public key imported from ' +

@@ -50,6 +50,7 @@ export function realtimeNamespaceRoutes(deps: { namespaces: NamespaceRepository 
       method: 'PUT',
       path: '/realtime/namespaces/:name',
       operationId: 'realtime_namespace_put',
+      audit: { targetType: 'realtime_namespace' },
       summary: 'Register a namespace or replace its policy',
       description:
         'Creates the namespace (201) or replaces its whole policy (200); omitted fields take their ' +
@@ -115,6 +116,7 @@ export function realtimeNamespaceRoutes(deps: { namespaces: NamespaceRepository 
       method: 'DELETE',
       path: '/realtime/namespaces/:name',
       operationId: 'realtime_namespace_delete',
+      audit: { targetType: 'realtime_namespace' },
       summary: 'Delete a namespace',
       description:
         'Unregisters the namespace: new tokens no longer grant its channels, publishes and reads ' +

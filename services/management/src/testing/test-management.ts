@@ -7,13 +7,11 @@ import { type CapturedLogs, captureLogs, testConfig, uniqueName } from '@lattice
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { createRedis } from '@lattice/redis';
 import {
+  addMember,
   type BootstrapResult,
   bootstrapProduct,
   createDb,
-  createPostgresMemberRepository,
-  createPostgresMemberTokenRepository,
   type Db,
-  issueMemberToken,
   type MemberRole,
   migrateLatest,
 } from '@lattice/store';
@@ -87,13 +85,9 @@ export async function startTestManagement(
       return { name, ...(await bootstrapProduct(db, { name, ...opts })) };
     },
     async newMember(productId, role) {
-      const member = await createPostgresMemberRepository(db).create({ productId, name: role, role });
-      const { token } = await issueMemberToken(createPostgresMemberTokenRepository(db), {
-        productId,
-        memberId: member.id,
-        name: `${role} token`,
-      });
-      return { memberId: member.id, token };
+      // The way `lattice bootstrap --product-id ID --role ROLE` adds one (an audit entry by `cli`).
+      const added = await addMember(db, { productId, role });
+      return { memberId: added.member_id, token: added.member_token };
     },
     async call<T>(method: string, path: string, token?: string, body?: unknown): Promise<ApiAnswer<T>> {
       const headers: Record<string, string> = {};
