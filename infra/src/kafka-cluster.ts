@@ -109,8 +109,15 @@ async function clusterIdOf(paths: InfraPaths, nodes: readonly KafkaClusterNode[]
 export async function clusterAnswers(brokers: readonly string[]): Promise<boolean> {
   const listening = await Promise.all(brokers.map((b) => isListening(parseHostPort(b), 500)));
   if (!listening.every(Boolean)) return false;
-  const reported = await kafkaClusterBrokers(brokers);
-  return reported !== null && brokers.every((b) => reported.includes(formatHostPort(parseHostPort(b))));
+  // Every broker must report every broker: a broker's view of the cluster lags the controller's
+  // while it catches up, and whatever is created next asks any one of them (topics with
+  // replication 'cluster' were made with one copy when the broker asked still saw only itself).
+  for (const seed of brokers) {
+    const reported = await kafkaClusterBrokers([seed], 2000, 1);
+    if (reported === null || !brokers.every((b) => reported.includes(formatHostPort(parseHostPort(b)))))
+      return false;
+  }
+  return true;
 }
 
 export interface EnsureKafkaClusterOptions {
