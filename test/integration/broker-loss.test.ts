@@ -85,8 +85,8 @@ describe('three-broker Kafka: one broker SIGKILLed mid-stream', function () {
   });
   // Teardown, each step bounded: a step that overruns is noted in the test log (with the actors
   // process's last words) and the rest still runs, the actors process killed if it has not
-  // exited. An intermittent hang here (2 of 5 runs on 2026-11-29, after every assertion had
-  // passed) is an open defect being tracked, not a behaviour this test checks.
+  // exited. (A stopped `lattice start` used to wait for its event loop to drain, which a handle
+  // left behind could keep from happening; it now exits once stopped, services/cli/src/main.ts.)
   async function bounded(what: string, step: () => Promise<unknown>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const overran = await Promise.race([

@@ -32,6 +32,9 @@ const USAGE = `lattice <command>
 
 Configuration comes from the environment (see README: Configuration).`;
 
+/** Set by commands that run until stopped: they exit once stopped (see the end of this file). */
+let exitWhenDone = false;
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -61,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx = { config, logger };
   switch (command) {
     case 'start':
+      exitWhenDone = true;
       return runStart(ctx, rest[0], { env: values.env });
     case 'bootstrap':
       return runBootstrap(ctx, {
@@ -88,7 +92,10 @@ async function main(argv: string[]): Promise<number> {
 
 try {
   const code = await main(process.argv.slice(2));
-  if (code !== 0) process.exit(code);
+  // A stopped `lattice start` has closed everything it opened, and exits now rather than when
+  // the event loop drains: a handle a library left behind (a reconnect timer to a broker that
+  // died) must not keep a SIGTERMed host alive past its stop. Logs are flushed on exit.
+  if (code !== 0 || exitWhenDone) process.exit(code);
 } catch (err) {
   // Bad configuration or arguments, a keyring that does not parse: a message, never a stack.
   if (

@@ -193,6 +193,8 @@ export async function runStart(
   await shared.close();
   await db.destroy();
   step('stopped (infra left running; `npm run infra:down` stops what lattice started)');
+  // Named for whoever hunts a leak; the command then exits whatever is left (see main.ts).
+  logger.debug({ resources: process.getActiveResourcesInfo() }, 'resources still open after the stop');
   return 0;
 }
 
