@@ -3,8 +3,9 @@
 // once with Copy so it can be handed to the new member.
 import type { Api } from './api-client.ts';
 import type { CreatedMember, Role } from './api-types.ts';
+import { onSubmit } from './button-action.ts';
 import { byId, h } from './dom.ts';
-import { announce, clearProblem, showProblem } from './notices.ts';
+import { announce, clearProblem } from './notices.ts';
 import { createSecretPanel } from './secret-once.ts';
 
 export interface AddMemberForm {
@@ -25,7 +26,6 @@ export function createAddMemberForm(deps: {
   const name = byId('add-member-name', HTMLInputElement);
   const role = byId('add-member-role', HTMLSelectElement);
   const error = byId('add-member-error', HTMLElement);
-  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
   const panel = createSecretPanel('new-member-token', {
     status: deps.status,
     noun: 'Token',
@@ -38,28 +38,18 @@ export function createAddMemberForm(deps: {
     clearProblem(error);
   }
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    if (submit.disabled) return;
-    submit.disabled = true;
-    clearProblem(error);
-    try {
-      // The name goes as typed: the API decides what a valid name is and says so.
-      const created = await deps.call((api) =>
-        api.createMember({ name: name.value, role: role.value as Role }),
-      );
-      resetForm();
-      panel.show(created.member.name, created.token.token);
-      announce(
-        deps.status,
-        `${created.member.name} added as ${created.member.role}. Copy their token now: it is shown only once.`,
-      );
-      await deps.added(created);
-    } catch (err) {
-      showProblem(error, err);
-    } finally {
-      submit.disabled = false;
-    }
+  onSubmit(form, error, async () => {
+    // The name goes as typed: the API decides what a valid name is and says so.
+    const created = await deps.call((api) =>
+      api.createMember({ name: name.value, role: role.value as Role }),
+    );
+    resetForm();
+    panel.show(created.member.name, created.token.token);
+    announce(
+      deps.status,
+      `${created.member.name} added as ${created.member.role}. Copy their token now: it is shown only once.`,
+    );
+    await deps.added(created);
   });
 
   return {

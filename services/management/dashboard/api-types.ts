@@ -46,10 +46,7 @@ export interface PublicKeyView {
   imported_from?: Toolkit;
 }
 
-export interface KeyPage {
-  data: PublicKeyView[];
-  next_cursor: string | null;
-}
+export type KeyPage = Page<PublicKeyView>;
 
 export interface CreatedKey extends PublicKeyView {
   /** The full secret, in the creation answer only. */

@@ -6,7 +6,8 @@ import type { Api } from './api-client.ts';
 import type { AuditEntryView } from './api-types.ts';
 import { type MemberNames, renderAuditRows } from './audit-log-table.ts';
 import { byId } from './dom.ts';
-import { clearProblem, showProblem } from './notices.ts';
+import { showProblem } from './notices.ts';
+import { createPagedList } from './paged-list.ts';
 
 export interface AuditLogSection {
   /** Shows the section and loads the first page. */
@@ -25,64 +26,36 @@ export function createAuditLog(deps: {
   pageError: HTMLElement;
 }): AuditLogSection {
   const section = byId('audit', HTMLElement);
-  const rows = byId('audit-rows', HTMLTableSectionElement);
-  const loadMore = byId('load-more-audit', HTMLButtonElement);
-  let entries: AuditEntryView[] = [];
-  let nextCursor: string | null = null;
-  let shown = false;
-
-  function render(): void {
-    renderAuditRows(rows, entries, deps.names);
-    loadMore.hidden = nextCursor === null;
-  }
-
-  async function loadFirstPage(): Promise<void> {
-    const page = await deps.call((api) => api.listAuditLog(null));
-    entries = page.data;
-    nextCursor = page.next_cursor;
-    render();
-  }
-
-  loadMore.addEventListener('click', async () => {
-    if (nextCursor === null || loadMore.disabled) return;
-    loadMore.disabled = true;
-    clearProblem(deps.pageError);
-    try {
-      const page = await deps.call((api) => api.listAuditLog(nextCursor));
-      entries = [...entries, ...page.data];
-      nextCursor = page.next_cursor;
-      render();
-    } catch (err) {
-      showProblem(deps.pageError, err);
-    } finally {
-      loadMore.disabled = false;
-    }
+  const entries = createPagedList<AuditEntryView>({
+    rows: byId('audit-rows', HTMLTableSectionElement),
+    loadMore: byId('load-more-audit', HTMLButtonElement),
+    pageError: deps.pageError,
+    fetch: (cursor) => deps.call((api) => api.listAuditLog(cursor)),
+    draw: (rows, items) => renderAuditRows(rows, items, deps.names),
   });
+  let shown = false;
 
   return {
     async enter() {
       shown = true;
       section.hidden = false;
-      await loadFirstPage();
+      await entries.loadFirst();
     },
     async reload() {
       if (!shown) return;
       try {
-        await loadFirstPage();
+        await entries.loadFirst();
       } catch (err) {
         showProblem(deps.pageError, err);
       }
     },
     redraw() {
-      if (shown) render();
+      if (shown) entries.render();
     },
     leave() {
       shown = false;
       section.hidden = true;
-      entries = [];
-      nextCursor = null;
-      rows.replaceChildren();
-      loadMore.hidden = true;
+      entries.clear();
     },
   };
 }

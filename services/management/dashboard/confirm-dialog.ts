@@ -1,8 +1,9 @@
-// A confirmation before a change that cannot be undone (removing a member, revoking a token): a
-// modal <dialog> like Public Access's revoke dialog. Its fixed wording is in the page; this fills
-// in which item (`#{id}-name`, `#{id}-summary`), an optional note about the caller itself
-// (`#{id}-note`), runs the one API action with `#{id}-confirm` and shows a refusal in
-// `#{id}-error`. Cancel (`#{id}-cancel`) has the initial focus, so Enter alone never confirms.
+// A confirmation before a change that cannot be undone (revoking a key or a token, removing a
+// member): a modal <dialog> (focus moves into it, Escape cancels, the page behind is inert). Its
+// fixed wording is in the page; this fills in which item (`#{id}-name`, `#{id}-summary`) and,
+// where the dialog has a `#{id}-note`, a note about the caller itself, runs the one API action
+// with `#{id}-confirm` and shows a refusal in `#{id}-error`. Cancel (`#{id}-cancel`) has the
+// initial focus, so Enter alone never confirms.
 import { type DialogState, returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
 import { byId } from './dom.ts';
 import { clearProblem } from './notices.ts';
@@ -17,8 +18,8 @@ export interface ConfirmText {
   name: string;
   /** One line that says exactly which item (names may repeat). */
   summary: string;
-  /** What this means for the signed-in caller itself; null: nothing particular. */
-  note: string | null;
+  /** What this means for the signed-in caller itself; null or absent: nothing particular. */
+  note?: string | null;
 }
 
 export function createConfirmDialog<T>(
@@ -34,7 +35,8 @@ export function createConfirmDialog<T>(
   const dialog = byId(`${id}-dialog`, HTMLDialogElement);
   const name = byId(`${id}-name`, HTMLElement);
   const summary = byId(`${id}-summary`, HTMLElement);
-  const note = byId(`${id}-note`, HTMLElement);
+  // Only dialogs with something to say about the caller have a note (Public Access's has none).
+  const note = dialog.querySelector<HTMLElement>(`#${id}-note`);
   const error = byId(`${id}-error`, HTMLElement);
   const confirm = byId(`${id}-confirm`, HTMLButtonElement);
   const cancel = byId(`${id}-cancel`, HTMLButtonElement);
@@ -54,8 +56,10 @@ export function createConfirmDialog<T>(
       const text = deps.describe(item);
       name.textContent = `“${text.name}”`;
       summary.textContent = text.summary;
-      note.textContent = text.note ?? '';
-      note.hidden = text.note === null;
+      if (note) {
+        note.textContent = text.note ?? '';
+        note.hidden = (text.note ?? null) === null;
+      }
       clearProblem(error);
       dialog.showModal();
       cancel.focus();

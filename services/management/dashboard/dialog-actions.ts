@@ -1,7 +1,8 @@
-// What the page's two modal dialogs (Edit scope, Revoke) do alike: run their one API action with
-// the button disabled and the dialog marked busy, close on success or show the API's words, and on
-// close give focus back to the button that opened them (or a fallback when its row was redrawn).
-import { clearProblem, showProblem } from './notices.ts';
+// What the modal dialogs (Edit scope, and every confirmation: confirm-dialog.ts) do alike: run
+// their one API action with the button disabled and the dialog marked busy, close on success or
+// show the API's words, and on close give focus back to the button that opened them (or a
+// fallback when its row was redrawn).
+import { runButtonAction } from './button-action.ts';
 
 export interface DialogOpener<K> {
   key: K;
@@ -9,25 +10,21 @@ export interface DialogOpener<K> {
 }
 
 /** Runs `action` once at a time; the dialog closes when it succeeds. */
-export async function runDialogAction(
+export function runDialogAction(
   dialog: HTMLDialogElement,
   button: HTMLButtonElement,
   problem: HTMLElement,
   action: () => Promise<void>,
 ): Promise<void> {
-  if (button.disabled) return;
-  button.disabled = true;
-  dialog.setAttribute('aria-busy', 'true');
-  clearProblem(problem);
-  try {
-    await action();
-    dialog.close();
-  } catch (err) {
-    showProblem(problem, err);
-  } finally {
-    button.disabled = false;
-    dialog.removeAttribute('aria-busy');
-  }
+  return runButtonAction(button, problem, async () => {
+    dialog.setAttribute('aria-busy', 'true');
+    try {
+      await action();
+      dialog.close();
+    } finally {
+      dialog.removeAttribute('aria-busy');
+    }
+  });
 }
 
 /** What a dialog is open for: set by its open(), cleared when it closes. */

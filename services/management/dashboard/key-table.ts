@@ -2,19 +2,13 @@
 // characters, what it reaches, environment, creation date and status. Owners and admins get
 // Edit scope and Revoke on active rows; members get no action column at all.
 import type { PublicKeyView } from './api-types.ts';
+import { dayTime } from './dates.ts';
 import { h } from './dom.ts';
 import { describeReach } from './scope-options.ts';
 
 export interface RowActions {
   editScope(key: PublicKeyView, opener: HTMLButtonElement): void;
   revoke(key: PublicKeyView, opener: HTMLButtonElement): void;
-}
-
-// The day in the browser's locale keeps the column narrow; the exact instant is in the title.
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-function time(iso: string): HTMLTimeElement {
-  return h('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));
 }
 
 function nameCell(key: PublicKeyView): HTMLTableCellElement {
@@ -51,7 +45,7 @@ function statusCell(key: PublicKeyView): HTMLTableCellElement {
     'td',
     {},
     h('span', { class: 'badge revoked' }, 'Revoked'),
-    key.revoked_at && h('span', { class: 'reach-detail' }, time(key.revoked_at)),
+    key.revoked_at && h('span', { class: 'reach-detail' }, dayTime(key.revoked_at)),
   );
 }
 
@@ -77,7 +71,7 @@ export function keyRow(key: PublicKeyView, actions: RowActions | null): HTMLTabl
     h('td', {}, h('code', { class: 'key-prefix' }, `${key.prefix}${key.visible}…`)),
     reachCell(key),
     h('td', {}, key.environment),
-    h('td', {}, time(key.created_at)),
+    h('td', {}, dayTime(key.created_at)),
     statusCell(key),
     actions && actionsCell(key, actions),
   );

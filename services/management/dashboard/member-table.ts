@@ -3,6 +3,7 @@
 // a role select with a Save button and a Remove button; other rows (an owner, for an admin) show
 // the role as text. A `member` caller gets no action column at all.
 import type { MemberView, Role } from './api-types.ts';
+import { dayTime } from './dates.ts';
 import { h } from './dom.ts';
 import type { MemberPermissions } from './member-permissions.ts';
 
@@ -10,12 +11,6 @@ export interface MemberRowActions {
   permissions: MemberPermissions;
   saveRole(member: MemberView, role: Role, opener: HTMLButtonElement): void;
   remove(member: MemberView, opener: HTMLButtonElement): void;
-}
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-function time(iso: string): HTMLTimeElement {
-  return h('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));
 }
 
 function roleBadge(role: Role): HTMLElement {
@@ -72,7 +67,7 @@ export function memberRow(
       member.id === callerMemberId && h('span', { class: 'badge you' }, 'you'),
     ),
     h('td', {}, touchable && actions ? roleEditor(member, actions) : roleBadge(member.role)),
-    h('td', {}, time(member.created_at)),
+    h('td', {}, dayTime(member.created_at)),
     actionCell,
   );
 }

@@ -7,11 +7,13 @@ import { createAddMemberForm } from './add-member.ts';
 import type { MemberView, Role } from './api-types.ts';
 import { createAuditLog } from './audit-log.ts';
 import { createConfirmDialog } from './confirm-dialog.ts';
+import { formatDay } from './dates.ts';
 import { byId } from './dom.ts';
 import { type MemberPermissions, permissionsOf } from './member-permissions.ts';
 import { type MemberRowActions, renderMemberRows } from './member-table.ts';
 import { announce, clearProblem, showProblem } from './notices.ts';
 import { createOwnTokens } from './own-tokens.ts';
+import { createPagedList } from './paged-list.ts';
 import { createSignIn, type SignedIn } from './sign-in.ts';
 
 const pageError = byId('page-error', HTMLElement);
@@ -20,14 +22,10 @@ const workspace = byId('workspace', HTMLElement);
 const tokenInput = byId('token', HTMLInputElement);
 const readOnlyNote = byId('read-only-note', HTMLElement);
 const membersTitle = byId('members-title', HTMLElement);
-const memberRows = byId('member-rows', HTMLTableSectionElement);
 const actionsColumn = byId('member-actions-col', HTMLTableCellElement);
-const loadMore = byId('load-more-members', HTMLButtonElement);
 
 /** The signed-in caller; null while signed out. */
 let caller: { memberId: string | null; permissions: MemberPermissions } | null = null;
-let members: MemberView[] = [];
-let nextCursor: string | null = null;
 
 /** Focus after a dialog whose opener is gone; the sign-in field once the page signed out. */
 const fallbackFocus = () => (workspace.hidden ? tokenInput : membersTitle);
@@ -40,23 +38,22 @@ const rowActions: MemberRowActions = {
   remove: (member, opener) => removeDialog.open(member, opener),
 };
 
-function render(): void {
-  const manages = caller?.permissions.manages === true;
-  renderMemberRows(memberRows, members, caller?.memberId ?? null, manages ? rowActions : null);
-  loadMore.hidden = nextCursor === null;
-  auditLog.redraw();
-}
-
-async function loadFirstPage(): Promise<void> {
-  const page = await session.call((api) => api.listMembers(null));
-  members = page.data;
-  nextCursor = page.next_cursor;
-  render();
-}
+const members = createPagedList<MemberView>({
+  rows: byId('member-rows', HTMLTableSectionElement),
+  loadMore: byId('load-more-members', HTMLButtonElement),
+  pageError,
+  fetch: (cursor) => session.call((api) => api.listMembers(cursor)),
+  draw(rows, items) {
+    const manages = caller?.permissions.manages === true;
+    renderMemberRows(rows, items, caller?.memberId ?? null, manages ? rowActions : null);
+    // The audit log names the members listed here.
+    auditLog.redraw();
+  },
+});
 
 const auditLog = createAuditLog({
   call: session.call,
-  names: (memberId) => members.find((m) => m.id === memberId)?.name,
+  names: (memberId) => members.items.find((m) => m.id === memberId)?.name,
   pageError,
 });
 
@@ -64,7 +61,7 @@ const addMember = createAddMemberForm({
   call: session.call,
   status: pageStatus,
   async added() {
-    await loadFirstPage();
+    await members.loadFirst();
     await auditLog.reload();
   },
 });
@@ -84,25 +81,23 @@ async function saveRole(member: MemberView, role: Role, opener: HTMLButtonElemen
   clearProblem(pageError);
   try {
     const updated = await session.call((api) => api.updateMemberRole(member.id, role));
-    members = members.map((m) => (m.id === updated.id ? updated : m));
+    members.items = members.items.map((m) => (m.id === updated.id ? updated : m));
     announce(pageStatus, `${updated.name} is now ${updated.role}.`);
     // Your own role changed: what the page offers changes with it.
     if (updated.id === caller?.memberId) await session.refresh();
-    else render();
+    else members.render();
     await auditLog.reload();
   } catch (err) {
     showProblem(pageError, err);
     // The row goes back to the role the member still has.
-    render();
+    members.render();
   }
 }
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 const removeDialog = createConfirmDialog<MemberView>('remove', {
   describe: (member) => ({
     name: member.name,
-    summary: `${member.role} · added ${dateFormat.format(new Date(member.created_at))}`,
+    summary: `${member.role} · added ${formatDay(member.created_at)}`,
     note: member.id === caller?.memberId ? 'This is you: this page signs out once you are removed.' : null,
   }),
   async confirm(member) {
@@ -111,28 +106,12 @@ const removeDialog = createConfirmDialog<MemberView>('remove', {
       session.signOut(`You removed yourself from the product, so this page signed out.`);
       return;
     }
-    members = members.filter((m) => m.id !== member.id);
-    render();
+    members.items = members.items.filter((m) => m.id !== member.id);
+    members.render();
     announce(pageStatus, `${member.name} removed. Their tokens stopped working.`);
     await auditLog.reload();
   },
   fallbackFocus,
-});
-
-loadMore.addEventListener('click', async () => {
-  if (nextCursor === null || loadMore.disabled) return;
-  loadMore.disabled = true;
-  clearProblem(pageError);
-  try {
-    const page = await session.call((api) => api.listMembers(nextCursor));
-    members = [...members, ...page.data];
-    nextCursor = page.next_cursor;
-    render();
-  } catch (err) {
-    showProblem(pageError, err);
-  } finally {
-    loadMore.disabled = false;
-  }
 });
 
 async function enter({ product, tokenVisible }: SignedIn): Promise<void> {
@@ -143,7 +122,7 @@ async function enter({ product, tokenVisible }: SignedIn): Promise<void> {
   actionsColumn.hidden = !permissions.manages;
   addMember.enter(permissions.assignable);
   await Promise.all([
-    loadFirstPage(),
+    members.loadFirst(),
     ownTokens.enter(tokenVisible),
     permissions.manages ? auditLog.enter() : auditLog.leave(),
   ]);
@@ -151,10 +130,7 @@ async function enter({ product, tokenVisible }: SignedIn): Promise<void> {
 
 function leave(): void {
   caller = null;
-  members = [];
-  nextCursor = null;
-  memberRows.replaceChildren();
-  loadMore.hidden = true;
+  members.clear();
   removeDialog.close();
   addMember.leave();
   ownTokens.leave();

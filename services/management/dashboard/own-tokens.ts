@@ -3,9 +3,11 @@
 // signed in with signs the page out, since its next call would be refused anyway.
 import type { Api } from './api-client.ts';
 import type { MemberTokenView } from './api-types.ts';
+import { onSubmit } from './button-action.ts';
 import { createConfirmDialog } from './confirm-dialog.ts';
 import { byId } from './dom.ts';
-import { announce, clearProblem, showProblem } from './notices.ts';
+import { announce, clearProblem } from './notices.ts';
+import { createPagedList } from './paged-list.ts';
 import { createSecretPanel } from './secret-once.ts';
 import { isTokenInUse, renderTokenRows } from './token-table.ts';
 
@@ -27,30 +29,20 @@ export function createOwnTokens(deps: {
   /** Where focus goes when a dialog's opener is gone. */
   fallbackFocus(): HTMLElement;
 }): OwnTokens {
-  const rows = byId('token-rows', HTMLTableSectionElement);
-  const loadMore = byId('load-more-tokens', HTMLButtonElement);
   const form = byId('token-form', HTMLFormElement);
   const name = byId('token-name', HTMLInputElement);
   const error = byId('token-error', HTMLElement);
-  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
-
-  let tokens: MemberTokenView[] = [];
-  let nextCursor: string | null = null;
   let tokenVisible = '';
 
   const panel = createSecretPanel('new-token', { status: deps.status, noun: 'Token', afterDone: () => name });
-
-  function render(): void {
-    renderTokenRows(rows, tokens, tokenVisible, (token, opener) => revokeDialog.open(token, opener));
-    loadMore.hidden = nextCursor === null;
-  }
-
-  async function loadFirstPage(): Promise<void> {
-    const page = await deps.call((api) => api.listOwnTokens(null));
-    tokens = page.data;
-    nextCursor = page.next_cursor;
-    render();
-  }
+  const tokens = createPagedList<MemberTokenView>({
+    rows: byId('token-rows', HTMLTableSectionElement),
+    loadMore: byId('load-more-tokens', HTMLButtonElement),
+    pageError: deps.pageError,
+    fetch: (cursor) => deps.call((api) => api.listOwnTokens(cursor)),
+    draw: (rows, items) =>
+      renderTokenRows(rows, items, tokenVisible, (token, opener) => revokeDialog.open(token, opener)),
+  });
 
   const revokeDialog = createConfirmDialog<MemberTokenView>('revoke-token', {
     describe: (token) => ({
@@ -67,61 +59,32 @@ export function createOwnTokens(deps: {
         deps.signOut(`Token “${revoked.name}” revoked. This page signed in with it, so it signed out.`);
         return;
       }
-      tokens = tokens.map((t) => (t.id === revoked.id ? revoked : t));
-      render();
+      tokens.items = tokens.items.map((t) => (t.id === revoked.id ? revoked : t));
+      tokens.render();
       announce(deps.status, `Token “${revoked.name}” revoked. It stops working at once.`);
       await deps.changed();
     },
     fallbackFocus: deps.fallbackFocus,
   });
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    if (submit.disabled) return;
-    submit.disabled = true;
-    clearProblem(error);
-    try {
-      // The name goes as typed: the API decides what a valid name is and says so.
-      const created = await deps.call((api) => api.createOwnToken(name.value));
-      name.value = '';
-      panel.show(created.name, created.token);
-      announce(deps.status, `Token “${created.name}” created. Copy it now: it is shown only once.`);
-      await loadFirstPage();
-      await deps.changed();
-    } catch (err) {
-      showProblem(error, err);
-    } finally {
-      submit.disabled = false;
-    }
-  });
-
-  loadMore.addEventListener('click', async () => {
-    if (nextCursor === null || loadMore.disabled) return;
-    loadMore.disabled = true;
-    clearProblem(deps.pageError);
-    try {
-      const page = await deps.call((api) => api.listOwnTokens(nextCursor));
-      tokens = [...tokens, ...page.data];
-      nextCursor = page.next_cursor;
-      render();
-    } catch (err) {
-      showProblem(deps.pageError, err);
-    } finally {
-      loadMore.disabled = false;
-    }
+  onSubmit(form, error, async () => {
+    // The name goes as typed: the API decides what a valid name is and says so.
+    const created = await deps.call((api) => api.createOwnToken(name.value));
+    name.value = '';
+    panel.show(created.name, created.token);
+    announce(deps.status, `Token “${created.name}” created. Copy it now: it is shown only once.`);
+    await tokens.loadFirst();
+    await deps.changed();
   });
 
   return {
     async enter(visible) {
       tokenVisible = visible;
-      await loadFirstPage();
+      await tokens.loadFirst();
     },
     leave() {
-      tokens = [];
-      nextCursor = null;
+      tokens.clear();
       tokenVisible = '';
-      rows.replaceChildren();
-      loadMore.hidden = true;
       revokeDialog.close();
       panel.forget();
       name.value = '';

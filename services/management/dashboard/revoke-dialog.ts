@@ -1,16 +1,11 @@
-// The revoke confirmation: a modal <dialog> (focus moves into it, Escape cancels, the page
-// behind is inert) that says revoking is permanent and that the edge may accept the key for up
-// to about 30 s more. Cancel has the initial focus, so Enter alone never revokes.
+// Public Access's revoke confirmation (confirm-dialog.ts, `#revoke-…` in the page): the page's
+// wording says revoking is permanent and that the edge may accept the key for up to about 30 s
+// more; this names the key exactly, since names may repeat: its visible characters and its scope.
 import type { PublicKeyView } from './api-types.ts';
-import { type DialogState, returnFocusOnClose, runDialogAction } from './dialog-actions.ts';
-import { byId } from './dom.ts';
-import { clearProblem } from './notices.ts';
+import { type ConfirmDialog, createConfirmDialog } from './confirm-dialog.ts';
 import { describeReach } from './scope-options.ts';
 
-export interface RevokeDialog {
-  open(key: PublicKeyView, opener: HTMLElement): void;
-  close(): void;
-}
+export type RevokeDialog = ConfirmDialog<PublicKeyView>;
 
 export function createRevokeDialog(deps: {
   /** Revokes the key through the API; a throw is shown in the dialog. */
@@ -18,35 +13,15 @@ export function createRevokeDialog(deps: {
   /** Where focus goes when the opener is gone (its row changed). */
   fallbackFocus(): HTMLElement;
 }): RevokeDialog {
-  const dialog = byId('revoke-dialog', HTMLDialogElement);
-  const name = byId('revoke-key-name', HTMLElement);
-  const summary = byId('revoke-key-summary', HTMLElement);
-  const error = byId('revoke-error', HTMLElement);
-  const confirm = byId('revoke-confirm', HTMLButtonElement);
-  const cancel = byId('revoke-cancel', HTMLButtonElement);
-  const state: DialogState<PublicKeyView> = { current: null };
-
-  cancel.addEventListener('click', () => dialog.close());
-  confirm.addEventListener('click', async () => {
-    const open = state.current;
-    if (!open) return;
-    await runDialogAction(dialog, confirm, error, () => deps.revoke(open.key));
-  });
-  returnFocusOnClose(dialog, state, deps.fallbackFocus);
-
-  return {
-    open(key, opener) {
-      state.current = { key, opener };
-      name.textContent = `“${key.name}”`;
-      // Which key exactly: names may repeat, so the visible characters and the scope say it too.
+  return createConfirmDialog<PublicKeyView>('revoke', {
+    describe(key) {
       const reach = describeReach(key.scope, key.toolkits);
-      summary.textContent = `${key.prefix}${key.visible}… · ${key.environment} · ${reach.toolkits}: ${reach.detail}`;
-      clearProblem(error);
-      dialog.showModal();
-      cancel.focus();
+      return {
+        name: key.name,
+        summary: `${key.prefix}${key.visible}… · ${key.environment} · ${reach.toolkits}: ${reach.detail}`,
+      };
     },
-    close() {
-      if (dialog.open) dialog.close();
-    },
-  };
+    confirm: deps.revoke,
+    fallbackFocus: deps.fallbackFocus,
+  });
 }

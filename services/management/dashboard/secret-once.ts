@@ -1,6 +1,6 @@
-// A secret the API returns once (a new member's first token, a new token of yours), shown in its
-// panel with a Copy button the way Public Access shows a new key: it lives only in the panel's
-// read-only input until "I have stored it" or a reload, never in storage and never in a list.
+// A secret the API returns once (a new public key, a new member's first token, a new token of
+// yours), shown in its panel with a Copy button: it lives only in the panel's read-only input
+// until "I have stored it" or a reload, never in storage and never in a list.
 // The panel's elements are `#{id}`, `#{id}-title`, `#{id}-name`, `#{id}-value`, `#{id}-copy`
 // and `#{id}-done`.
 import { byId } from './dom.ts';
@@ -17,7 +17,7 @@ export function createSecretPanel(
   id: string,
   deps: {
     status: HTMLElement;
-    /** What the secret is, for the status line ("Token"). */
+    /** What the secret is, for the status line ("Key", "Token"). */
     noun: string;
     /** Where focus goes after "I have stored it". */
     afterDone(): HTMLElement;

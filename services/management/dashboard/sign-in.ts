@@ -1,4 +1,5 @@
-// The sign-in of a settings page: a member token typed into the password field, checked with
+// The sign-in of a settings page (its markup, sign-in.part.html, is in every page, and the
+// session bar in each page's header): a member token typed into the password field, checked with
 // GET /organization/product and then kept in the tab's sessionStorage (session-token.ts, the key
 // every settings page shares, so signing in on one signs in the others and a reload resumes).
 // Every later call goes through `call`: a 401 means the token stopped working (revoked, or its

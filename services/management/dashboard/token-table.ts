@@ -1,13 +1,8 @@
 // The caller's own member tokens: name (and "this page" on the token the page signed in with),
 // the eight visible characters, when created and last used, status, and Revoke on active rows.
 import type { MemberTokenView } from './api-types.ts';
+import { dayTime } from './dates.ts';
 import { h } from './dom.ts';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-function time(iso: string): HTMLTimeElement {
-  return h('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));
-}
 
 /** Whether this is the token the page is signed in with (its visible characters, still active). */
 export function isTokenInUse(token: MemberTokenView, tokenVisible: string): boolean {
@@ -40,8 +35,8 @@ export function tokenRow(
       isTokenInUse(token, tokenVisible) && h('span', { class: 'badge you' }, 'this page'),
     ),
     h('td', {}, h('code', { class: 'key-prefix' }, `${token.prefix}${token.visible}…`)),
-    h('td', {}, time(token.created_at)),
-    h('td', {}, token.last_used_at === null ? 'Never' : time(token.last_used_at)),
+    h('td', {}, dayTime(token.created_at)),
+    h('td', {}, token.last_used_at === null ? 'Never' : dayTime(token.last_used_at)),
     h(
       'td',
       {},

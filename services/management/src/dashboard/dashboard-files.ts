@@ -1,5 +1,6 @@
-// Where the dashboard's pages live (services/management/dashboard/: HTML, CSS and the scripts'
-// TypeScript) and the esbuild bundles of their scripts, one self-contained ES module per page.
+// Where the dashboard's pages live (services/management/dashboard/: HTML, the parts the pages
+// share, CSS and the scripts' TypeScript) and the esbuild bundles of their scripts, one
+// self-contained ES module per page.
 // The bundles are built together once per process, in memory, when the first management app is
 // built (about 50 ms), so a fresh clone needs no build step: `npm start` and `lattice start` serve
 // the pages as they are.
@@ -20,9 +21,20 @@ export function pageFile(name: string): string {
   return readFileSync(`${PAGE_DIR}${name}`, 'utf8');
 }
 
+/** A line `<!-- include NAME.part.html -->`: the place of a part every page shares. */
+const INCLUDE_LINE = /^[ \t]*<!-- include ([a-z-]+\.part\.html) -->\n/gm;
+
+/**
+ * A page's HTML as it is served: each include line replaced by the part it names, as the part is
+ * written (sign-in.part.html: the notices and the sign-in form that sign-in.ts wires).
+ */
+export function pageHtml(page: DashboardPage): string {
+  return pageFile(`${page}.html`).replace(INCLUDE_LINE, (_line, part: string) => pageFile(part));
+}
+
 /** Every page's HTML and the shared stylesheet, read once. */
 export function readDashboardFiles(): { pages: Readonly<Record<DashboardPage, string>>; css: string } {
-  const pages = Object.fromEntries(DASHBOARD_PAGES.map((page) => [page, pageFile(`${page}.html`)]));
+  const pages = Object.fromEntries(DASHBOARD_PAGES.map((page) => [page, pageHtml(page)]));
   return { pages: pages as Record<DashboardPage, string>, css: pageFile('dashboard.css') };
 }
 

@@ -6,8 +6,14 @@
 import { ApiError } from '@lattice/core';
 import { captureLogs } from '@lattice/core/testing';
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { launchChromium } from '../../../../test/support/chromium.ts';
+import type { Page } from 'playwright-core';
+import {
+  isFocused,
+  readClipboard,
+  signIn as signInAs,
+  TOKEN_STORAGE_KEY,
+  useChromiumTabs,
+} from '../../../../test/support/dashboard-tabs.ts';
 import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
 import { readDashboardFiles } from './dashboard-files.ts';
 import {
@@ -46,76 +52,21 @@ interface ErrorJson {
   error: { code: string; message: string };
 }
 
-const TOKEN_STORAGE_KEY = 'lattice.dashboard.member-token';
-
-/** The browser's globals these tests read (this file is type-checked without the DOM library). */
-interface BrowserGlobals {
-  document: { activeElement: unknown };
-  navigator: { clipboard: { readText(): Promise<string> } };
-}
-
-// These functions run in the page (serialized by playwright), so they name nothing of this file.
-const isFocused = (locator: Locator) =>
-  locator.evaluate((el) => el === (globalThis as unknown as BrowserGlobals).document.activeElement);
-const readClipboard = (page: Page) =>
-  page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText());
-
-interface OpenPage {
-  page: Page;
-  context: BrowserContext;
-  /** Every URL the page requested (the document, its assets, every API call). */
-  urls: string[];
-  /** Console errors (CSP violations among them) and uncaught exceptions. */
-  problems: string[];
-}
-
 describe('dashboard: Settings → Members in Chromium', function () {
   this.timeout(60_000);
   let t: TestManagement;
-  let browser: Browser;
-  const opened: OpenPage[] = [];
 
   before(async () => {
     t = await startTestManagement();
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    // Whatever a test did, the page never broke its CSP or threw.
-    const problems = opened.flatMap((o) => o.problems);
-    for (const o of opened.splice(0)) await o.context.close();
-    expect(problems, 'console errors and page errors').to.deep.equal([]);
   });
   after(async () => {
-    await browser?.close();
     await t?.close();
   });
+  const tabs = useChromiumTabs();
 
   const pageUrl = () => `${t.server.url}${MEMBERS_PAGE_PATH}`;
-
-  /** A fresh tab in a fresh context (its own sessionStorage, localStorage and cookies). */
-  async function openPage(): Promise<OpenPage> {
-    const context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.server.url });
-    const page = await context.newPage();
-    const o: OpenPage = { page, context, urls: [], problems: [] };
-    page.on('request', (r) => o.urls.push(r.url()));
-    page.on('pageerror', (e) => o.problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      // A refused API call is logged by Chromium itself ("Failed to load resource: 409"); the
-      // tests that cause one check what the page said about it.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource'))
-        o.problems.push(`console: ${m.text()}`);
-    });
-    opened.push(o);
-    await page.goto(pageUrl());
-    return o;
-  }
-
-  async function signIn(page: Page, token: string): Promise<void> {
-    await page.getByLabel('Member token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'People', exact: true }).waitFor();
-  }
+  const openPage = () => tabs.open(pageUrl());
+  const signIn = (page: Page, token: string) => signInAs(page, token, 'People');
 
   /** The row whose name is exactly `name` (a row header also holds badges: "you", "this page"). */
   const row = (page: Page, name: string) =>

@@ -5,8 +5,14 @@
 // Authorization header, never in a URL, localStorage or a cookie.
 import { PUBLIC_ROUTES } from '@lattice/http';
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { launchChromium } from '../../../../test/support/chromium.ts';
+import type { Page } from 'playwright-core';
+import {
+  isFocused,
+  readClipboard,
+  signIn as signInAs,
+  TOKEN_STORAGE_KEY,
+  useChromiumTabs,
+} from '../../../../test/support/dashboard-tabs.ts';
 import type { publicKeyView } from '../routes/key-views.ts';
 import { startTestManagement, type TestManagement } from '../testing/test-management.ts';
 import { DASHBOARD_PAGE_PATH } from './dashboard-routes.ts';
@@ -18,81 +24,23 @@ interface ErrorJson {
 }
 
 const KEYS = '/organization/public-keys';
-const TOKEN_STORAGE_KEY = 'lattice.dashboard.member-token';
 const EMAIL_SEND = { kind: 'route', toolkit: 'mail', method: 'POST', path: '/emails' } as const;
-
-/** The browser's globals these tests read (this file is type-checked without the DOM library). */
-interface BrowserGlobals {
-  document: { activeElement: unknown };
-  navigator: { clipboard: { readText(): Promise<string> } };
-}
-
-// These functions run in the page (serialized by playwright), so they name nothing of this file.
-const isFocused = (locator: Locator) =>
-  locator.evaluate((el) => el === (globalThis as unknown as BrowserGlobals).document.activeElement);
-
-interface OpenPage {
-  page: Page;
-  context: BrowserContext;
-  /** Every URL the page requested (the document, its assets, every API call). */
-  urls: string[];
-  /** Authorization headers of the page's API calls. */
-  authorizations: string[];
-  /** Console errors (CSP violations among them) and uncaught exceptions. */
-  problems: string[];
-}
 
 describe('dashboard: Settings → Public Access in Chromium', function () {
   this.timeout(60_000);
   let t: TestManagement;
-  let browser: Browser;
-  const opened: OpenPage[] = [];
 
   before(async () => {
     t = await startTestManagement();
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    // Whatever a test did, the page never broke its CSP or threw.
-    const problems = opened.flatMap((o) => o.problems);
-    for (const o of opened.splice(0)) await o.context.close();
-    expect(problems, 'console errors and page errors').to.deep.equal([]);
   });
   after(async () => {
-    await browser?.close();
     await t?.close();
   });
+  const tabs = useChromiumTabs();
 
   const pageUrl = () => `${t.server.url}${DASHBOARD_PAGE_PATH}`;
-
-  /** A fresh tab in a fresh context (its own sessionStorage, localStorage and cookies). */
-  async function openPage(): Promise<OpenPage> {
-    const context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.server.url });
-    const page = await context.newPage();
-    const o: OpenPage = { page, context, urls: [], authorizations: [], problems: [] };
-    page.on('request', (r) => {
-      o.urls.push(r.url());
-      const auth = r.headers().authorization;
-      if (auth !== undefined) o.authorizations.push(auth);
-    });
-    page.on('pageerror', (e) => o.problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      // A refused API call is logged by Chromium itself ("Failed to load resource: 401"); the
-      // tests that cause one check what the page said about it.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource'))
-        o.problems.push(`console: ${m.text()}`);
-    });
-    opened.push(o);
-    await page.goto(pageUrl());
-    return o;
-  }
-
-  async function signIn(page: Page, token: string): Promise<void> {
-    await page.getByLabel('Member token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Keys', exact: true }).waitFor();
-  }
+  const openPage = () => tabs.open(pageUrl());
+  const signIn = (page: Page, token: string) => signInAs(page, token, 'Keys');
 
   const row = (page: Page, name: string) =>
     page.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: false }) });
@@ -227,10 +175,7 @@ describe('dashboard: Settings → Public Access in Chromium', function () {
     }
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('status').filter({ hasText: 'copied' }).waitFor();
-    const clipboard = await page.evaluate(() =>
-      (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText(),
-    );
-    expect(clipboard).to.equal(key);
+    expect(await readClipboard(page)).to.equal(key);
 
     // The API holds it, with the preselected route as its scope.
     const list = await t.call<{ data: KeyJson[] }>('GET', KEYS, p.owner_token);
