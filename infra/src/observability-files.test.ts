@@ -136,6 +136,6 @@ describe('infra/observability', () => {
     };
     expect(config.rule_files).to.deep.equal(['prometheus-alerts.yml']);
     const targets = config.scrape_configs.flatMap((j) => j.static_configs.flatMap((s) => s.targets)).sort();
-    expect(targets).to.deep.equal([4000, 4005, 4006, 4007, 4008, 4009].map((p) => `127.0.0.1:${p}`));
+    expect(targets).to.deep.equal([4000, 4005, 4006, 4007, 4008, 4009, 4010].map((p) => `127.0.0.1:${p}`));
   });
 });

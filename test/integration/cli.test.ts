@@ -1,11 +1,10 @@
 // The `lattice` command as a user runs it: bootstrap prints one JSON object and stores only a
 // hash; `lattice start` brings up every role, prints the demo product, serves it, stops cleanly
 // on SIGTERM and finds the same demo product on the next start.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { secretKeysOf } from '@lattice/cli';
 import { createLogger, sha256Hex } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka, TOPIC_CATALOG, topicName } from '@lattice/kafka';
@@ -150,11 +149,6 @@ describe('lattice command', function () {
         LATTICE_DATA_DIR: mkdtempSync(join(tmpdir(), 'lattice-data-')),
         KAFKA_TOPIC_PREFIX: prefix,
       };
-      // A fresh folder, but the suite's keyring: the database's realtime signing keys (one per
-      // environment for the whole database) are sealed with it.
-      writeFileSync(join(env.LATTICE_DATA_DIR, 'secret-keys'), `${secretKeysOf(config)}\n`, {
-        mode: 0o600,
-      });
       const first = await startPlatform(env);
       const banner = first.output();
       const productId = /product_id\s+(\S+)/.exec(banner)?.[1];

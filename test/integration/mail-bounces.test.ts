@@ -1,27 +1,12 @@
 // Asynchronous bounces and complaints end to end: an email is sent and delivered through the
 // real smart host, then a report as a real MTA writes it (the inbound fixtures: Postfix DSN,
-// Outlook.com JMRP complaint) arrives over SMTP at the actors role's inbound receiver, is matched
-// to the email (VERP envelope recipient, or the quoted headers) and applied by the email-state
-// actor: a hard bounce after delivery makes it bounced and suppresses the address, a soft one
-// only shows in last_event, a complaint suppresses and leaves the status.
-import { readFileSync } from 'node:fs';
+// Outlook.com JMRP complaint) arrives over SMTP at the inbound role's receiver, is matched to the
+// email (VERP envelope recipient, or the quoted headers) and applied by the actors role's
+// email-state actor: a hard bounce after delivery makes it bounced and suppresses the address, a
+// soft one only shows in last_event, a complaint suppresses and leaves the status.
 import { expect } from 'chai';
-import nodemailer from 'nodemailer';
+import { deliverReport as deliverTo, fixtureReport as report } from './mail/inbound-reports.ts';
 import { type MailPlatform, startMailPlatform } from './mail/mail-platform.ts';
-
-const FIXTURES = new URL('../../shared/mail/src/inbound/fixtures/', import.meta.url);
-
-/** A fixture with the email id and recipient it was written for replaced by ours. */
-function report(
-  file: string,
-  wrote: { emailId: string; recipient: string },
-  ours: { emailId: string; recipient: string },
-) {
-  return readFileSync(new URL(file, FIXTURES))
-    .toString('latin1')
-    .replaceAll(wrote.emailId, ours.emailId)
-    .replaceAll(wrote.recipient, ours.recipient);
-}
 
 describe('mail bounces and complaints through the inbound receiver (real SMTP both ways, Kafka, PostgreSQL)', function () {
   this.timeout(60_000);
@@ -46,20 +31,7 @@ describe('mail bounces and complaints through the inbound receiver (real SMTP bo
     return sent.json.id;
   }
 
-  async function deliverReport(rcpt: string, raw: string): Promise<string> {
-    const transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: p.inboundPort,
-      secure: false,
-      ignoreTLS: true,
-    });
-    try {
-      const info = await transport.sendMail({ envelope: { from: '', to: [rcpt] }, raw });
-      return info.response;
-    } finally {
-      transport.close();
-    }
-  }
+  const deliverReport = (rcpt: string, raw: string) => deliverTo(p.inboundPort, rcpt, raw);
 
   const suppression = (address: string) =>
     p.db('mail_suppressions').where({ product_id: p.product.productId, address }).first();

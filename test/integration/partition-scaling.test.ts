@@ -31,7 +31,7 @@ describe('partition scaling: the channel command topic grows from 12 to 24 parti
 
   async function startRole(role: 'management' | 'actors'): Promise<ChildProcess> {
     const { child } = await startPlatform(
-      { ...env, ACTORS_PORT: String(await freePort()), INBOUND_SMTP_PORT: String(await freePort()) },
+      { ...env, ACTORS_PORT: String(await freePort()) },
       [role],
       `${role} role running`,
     );

@@ -45,7 +45,6 @@ describe('actors role with the channel actor kind and realtime jobs', function (
     role = await actorsRole.start(
       {
         ...actorsRole.configOf(config),
-        inbound: null,
         kafkaTopicPrefix: f.topicPrefix,
         redisKeyPrefix: f.redisKeyPrefix,
         presenceSweepIntervalMs: 200,

@@ -3,11 +3,10 @@
 // edge and the production gateway each cut headers that never complete, and the edge and the
 // management API a body that never arrives, with 408 and the JSON error body.
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { secretKeysOf } from '@lattice/cli';
 import { createLogger } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createKafka } from '@lattice/kafka';
@@ -60,8 +59,6 @@ describe('slow requests on every HTTP role (lattice start)', function () {
       HTTP_HEADERS_TIMEOUT_MS: '500',
       HTTP_REQUEST_TIMEOUT_MS: '1000',
     };
-    // The suite's keyring: the database's realtime signing keys are sealed with it.
-    writeFileSync(join(env.LATTICE_DATA_DIR, 'secret-keys'), `${secretKeysOf(config)}\n`, { mode: 0o600 });
     platform = await startPlatform(env);
   });
   after(async () => {

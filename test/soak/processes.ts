@@ -95,7 +95,7 @@ export async function roleProcess({ kind, index, env }: RoleProcessArgs): Promis
     management: { MANAGEMENT_PORT: String(port) },
     edge: { PUBLIC_URL: `http://127.0.0.1:${port}`, EDGE_METRICS_PORT: String(metricsPort) },
     gateway: { GATEWAY_URL: `ws://127.0.0.1:${port}`, GATEWAY_METRICS_PORT: String(metricsPort) },
-    actors: { ACTORS_PORT: String(metricsPort), INBOUND_SMTP_PORT: String(await freePort()) },
+    actors: { ACTORS_PORT: String(metricsPort) },
   }[kind];
   const args = kind === 'edge' || kind === 'gateway' ? [kind, '--env', 'production'] : [kind];
   // The last line a role run alone prints once it serves (its metrics server comes last).

@@ -58,8 +58,6 @@ export interface MailSenderDeps {
 
 export interface MailSender {
   registration: ActorKindRegistration<MailOutboundRecord>;
-  /** The process's publisher of mail events (the inbound receiver publishes through it too). */
-  events: MailEventPublisher;
   jobs: PeriodicJob[];
   close(): Promise<void>;
 }
@@ -107,7 +105,6 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
       kind,
       stageFlow: 'mail',
     },
-    events,
     jobs: [
       {
         name: 'mail-retries',

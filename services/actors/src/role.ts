@@ -1,6 +1,8 @@
 // The `actors` role (`lattice start actors`): the partition actor hosts with the channel actor
-// kind, the email-state actor kind and the mail sender, the realtime and mail maintenance jobs
-// beside them, and the inbound SMTP receiver of bounces and complaints.
+// kind, the email-state actor kind and the mail sender, and the realtime and mail maintenance jobs
+// beside them. It listens on no port but its metrics one (ACTORS_PORT), so any number of actors
+// processes run side by side; the inbound SMTP receiver of bounces and complaints is a role of its
+// own (services/inbound).
 import type {
   Clock,
   Environment,
@@ -17,8 +19,6 @@ import {
   createTrackingLinks,
   createWebhookRequester,
   emailLinksOf,
-  type RunningInboundReceiver,
-  startInboundReceiver,
 } from '@lattice/mail';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
@@ -49,8 +49,6 @@ export interface ActorsSettings extends ActorHostSettings {
   mail: MailSenderSettings;
   /** Tracking and unsubscribe links point at the edge of the environment that accepted the send. */
   publicUrls: Record<Environment, string>;
-  /** The inbound SMTP receiver of bounces and complaints (INBOUND_SMTP_PORT); null: not run here. */
-  inbound: { host: string; port: number; maxBytes: number } | null;
   /** Webhook delivery: schedule, attempt limit, private targets, the wake sweep. */
   webhooks: WebhookDeliverySettings & { timeoutMs: number; allowPrivateTargets: boolean };
 }
@@ -76,7 +74,6 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
       orphanGraceMs: 120_000,
     },
     publicUrls: config.publicUrls,
-    inbound: { host: config.host, port: config.inboundSmtpPort, maxBytes: config.mail.inboundMaxBytes },
     webhooks: {
       retryDelaysMs: config.webhooks.retryDelaysMs,
       timeoutMs: config.webhooks.timeoutMs,
@@ -171,28 +168,8 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
         ...webhooks.jobs,
       ],
     });
-    let inbound: RunningInboundReceiver | null = null;
-    try {
-      inbound = settings.inbound
-        ? await startInboundReceiver({
-            ...settings.inbound,
-            db,
-            events: sender.events,
-            logger,
-            registry: shared.registry,
-            clock,
-          })
-        : null;
-    } catch (err) {
-      await hosts.stop();
-      await sender.close();
-      await webhooks.close();
-      throw err;
-    }
     const running: RunningRole = {
       close: async () => {
-        // Reports being received are answered (their events published) before the publisher closes.
-        await inbound?.close();
         await hosts.stop();
         await sender.close();
         await webhooks.close();

@@ -82,8 +82,13 @@ function listeningPorts(config: LatticeConfig, role: string, env: string | undef
         health: config.gatewayMetricsPorts[e],
         all: [portOf(config.gatewayUrls[e]), config.gatewayMetricsPorts[e]],
       };
+    case 'inbound':
+      return {
+        health: config.inboundMetricsPort,
+        all: [config.inboundSmtpPort, config.inboundMetricsPort],
+      };
     default:
-      return { health: config.actorsPort, all: [config.actorsPort, config.inboundSmtpPort] };
+      return { health: config.actorsPort, all: [config.actorsPort] };
   }
 }
 
@@ -124,7 +129,7 @@ describe('infra/docker-compose.platform.yml', () => {
     }
   });
 
-  it('runs management, both edges, two production gateways or more and three actors hosts', () => {
+  it('runs management, both edges, two production gateways or more, three actors hosts and one inbound receiver', () => {
     const count = (...command: string[]) =>
       roles
         .filter(([, s]) => JSON.stringify(s.command) === JSON.stringify(command))
@@ -135,6 +140,7 @@ describe('infra/docker-compose.platform.yml', () => {
     expect(count('start', 'gateway', '--env', 'production')).to.be.at.least(2);
     expect(count('start', 'gateway', '--env', 'development')).to.be.at.least(1);
     expect(count('start', 'actors')).to.equal(3);
+    expect(count('start', 'inbound')).to.equal(1);
   });
 
   it('sets only variables config.ts reads, the keyring from the env file and never inline', () => {

@@ -7,9 +7,20 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ActorsShared } from '@lattice/actors';
-import { type Clock, type LatticeConfig, type Logger, type Scheduler, systemClock } from '@lattice/core';
+import {
+  type Clock,
+  createSecretHealth,
+  type LatticeConfig,
+  type Logger,
+  reportingKeyring,
+  type Scheduler,
+  type SealedValueProblem,
+  type SecretHealth,
+  systemClock,
+} from '@lattice/core';
 import type { EdgeShared } from '@lattice/edge';
 import type { GatewayShared } from '@lattice/gateway';
+import type { InboundShared } from '@lattice/inbound';
 import { createKafka, createPlannedPlacement, type PartitionPlacement } from '@lattice/kafka';
 import {
   type MailHttpRuntime,
@@ -30,9 +41,10 @@ import {
   startRealtimeHttpRuntime,
 } from '@lattice/realtime';
 import { closeRedis, createRedis, createRedisPartitionPlanStore } from '@lattice/redis';
-import type { Db } from '@lattice/store';
+import { checkSealedValues, type Db } from '@lattice/store';
 import type { Redis } from 'ioredis';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
+import { SEALED_COLUMNS } from './sealed-columns.ts';
 import { secretKeyringOf } from './secret-keys-file.ts';
 
 type Kafka = ReturnType<typeof createKafka>;
@@ -59,8 +71,15 @@ export interface RoleSharedOptions {
   mail?: Partial<MailHttpSettings>;
 }
 
-export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared, GatewayShared {
+export interface RoleShared extends EdgeShared, ManagementShared, ActorsShared, GatewayShared, InboundShared {
   db: Db;
+  /** What the process knows of its sealed values: the last check and request-time failures. */
+  secretHealth: SecretHealth;
+  /**
+   * Checks that the keyring opens what the database holds (a sample per kid and purpose), records
+   * the result in secretHealth and answers the problems (docs/operations.md "Secrets at start").
+   */
+  checkSealedSecrets(): Promise<SealedValueProblem[]>;
   /** Closes the realtime services and every connection opened through redis(). */
   close(): Promise<void>;
 }
@@ -73,8 +92,15 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
   let runtime: RealtimeHttpRuntime | undefined;
   let mailRuntime: MailHttpRuntime | undefined;
   let partitionPlacement: PartitionPlacement | undefined;
-  // Every role of the process seals and signs with the same keyring.
-  const secretKeys = secretKeyringOf(config);
+  // Every role of the process seals and signs with the same keyring; a value that does not open
+  // is counted and makes `/healthz` say so.
+  const baseKeys = secretKeyringOf(config);
+  const secretHealth = createSecretHealth({ clock });
+  const unopened = unopenedSecretsCounter(registry);
+  const secretKeys = reportingKeyring(baseKeys, (purpose, kid) => {
+    unopened.inc({ purpose });
+    secretHealth.openFailed(purpose, kid);
+  });
 
   const redis = (name: string): Redis => {
     let connection = connections.get(name);
@@ -140,6 +166,12 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
     placement,
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     secretKeys,
+    secretHealth,
+    async checkSealedSecrets() {
+      const problems = await checkSealedValues(db, baseKeys, SEALED_COLUMNS);
+      secretHealth.checked(problems);
+      return problems;
+    },
     realtime: () => realtimeRuntime().http,
     mail: () => {
       mailRuntime ??= startMailHttpRuntime(
@@ -175,4 +207,19 @@ export function createRoleShared(opts: RoleSharedOptions): RoleShared {
       }
     },
   };
+}
+
+const UNOPENED_SECRETS = 'lattice_secrets_unopened_total';
+
+/** One per registry: several role sets may share a registry in tests. */
+function unopenedSecretsCounter(registry: Registry): Counter<'purpose'> {
+  return (
+    (registry.getSingleMetric(UNOPENED_SECRETS) as Counter<'purpose'> | undefined) ??
+    new Counter({
+      name: UNOPENED_SECRETS,
+      help: 'Sealed values that did not open with LATTICE_SECRET_KEYS at the moment they were needed, by purpose',
+      labelNames: ['purpose'],
+      registers: [registry],
+    })
+  );
 }

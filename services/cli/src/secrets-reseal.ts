@@ -7,9 +7,8 @@
 // conditional write, so after one run no plaintext is left. Plaintexts never leave this module;
 // progress names only tables, kids and counts.
 import { openSecret, SecretKeyError, type SecretKeyring, sealSecret } from '@lattice/core';
-import type { Db, SealedColumn } from '@lattice/store';
+import { type Db, type SealedColumn, sealedCensus } from '@lattice/store';
 
-const KID = /^[a-z0-9]{1,16}$/;
 const DEFAULT_BATCH = 200;
 /** Passes over a column; another pass is needed only for rows changed while they were read. */
 const MAX_PASSES = 5;
@@ -48,17 +47,7 @@ interface Census {
 }
 
 async function census(db: Db, c: SealedColumn): Promise<Census> {
-  const rows = (await db(c.table)
-    .whereNotNull(c.column)
-    .select(db.raw("split_part(??, '.', 1) as kid", [c.column]))
-    .count({ n: '*' })
-    .groupByRaw('1')) as Array<{ kid: string; n: string | number }>;
-  const byKid = new Map<string, number>();
-  for (const r of rows) {
-    // What precedes the first dot of a malformed value could be anything: never print it.
-    const kid = KID.test(r.kid) ? r.kid : 'malformed';
-    byKid.set(kid, (byKid.get(kid) ?? 0) + Number(r.n));
-  }
+  const byKid = await sealedCensus(db, c);
   let plaintext = 0;
   if (c.plaintextColumn) {
     const [row] = (await db(c.table).whereNotNull(c.plaintextColumn).count({ n: '*' })) as Array<{

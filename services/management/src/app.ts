@@ -1,7 +1,7 @@
 // Composition of the management API: repositories → route table → router, document and
 // metrics. Everything comes in through `deps`; nothing here reads the environment or opens a
 // connection (the management role does, in role.ts).
-import type { Logger, MailConfig, SecretKeyring } from '@lattice/core';
+import type { Logger, MailConfig, SecretHealth, SecretKeyring } from '@lattice/core';
 import {
   buildOpenApi,
   buildRouter,
@@ -70,6 +70,8 @@ export interface ManagementDeps {
   realtime: RealtimeHttp;
   /** The platform's keyring (LATTICE_SECRET_KEYS): seals DKIM keys and webhook signing secrets. */
   secretKeys: SecretKeyring;
+  /** Whether the keyring opens the sealed values the process needs; `/healthz` reports it. */
+  secretHealth?: SecretHealth;
   /** The mail area's domain settings: DNS resolvers for verification, the records' targets. */
   mail: MailDomainSettings;
   /** The mail area's sending and reading services (startMailHttpRuntime(...).http, the caller's). */
@@ -165,6 +167,7 @@ export function buildManagementApp(deps: ManagementDeps): ManagementApp {
     openApi,
     db: deps.db,
     registry: deps.registry,
+    ...(deps.secretHealth ? { secretHealth: deps.secretHealth } : {}),
     dashboard: { ...readDashboardFiles(), scripts, logger },
   });
   const app = express();

@@ -1,6 +1,14 @@
 // The `management` role: the management API, /openapi.json, and `/metrics` and `/healthz` for
 // the process (every role's metrics when all run together).
-import type { HttpTimeouts, LatticeConfig, Logger, Role, RunningRole, SecretKeyring } from '@lattice/core';
+import type {
+  HttpTimeouts,
+  LatticeConfig,
+  Logger,
+  Role,
+  RunningRole,
+  SecretHealth,
+  SecretKeyring,
+} from '@lattice/core';
 import { createTargetGuard, type MailHttp } from '@lattice/mail';
 import type { RealtimeHttp } from '@lattice/realtime';
 import type { Db } from '@lattice/store';
@@ -57,6 +65,8 @@ export interface ManagementShared {
   realtime(): RealtimeHttp;
   /** The platform's keyring (LATTICE_SECRET_KEYS or the local data folder's). */
   secretKeys: SecretKeyring;
+  /** Whether that keyring opens the sealed values the process needs (`/healthz` says). */
+  secretHealth?: SecretHealth;
   /** The mail services (sending, reading emails), shared with the edges in one process. */
   mail(): MailHttp;
 }
@@ -83,6 +93,7 @@ export const managementRole: Role<ManagementSettings, ManagementShared, RunningM
         validateResponses: settings.validateResponses,
         publicHosts: settings.publicHosts,
         secretKeys: shared.secretKeys,
+        ...(shared.secretHealth ? { secretHealth: shared.secretHealth } : {}),
         mail: settings.mail,
         mailHttp: shared.mail(),
         webhookTargets: createTargetGuard({ allowPrivateTargets: settings.allowPrivateWebhookTargets }),

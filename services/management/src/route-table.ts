@@ -1,6 +1,6 @@
 // The management API's catalog: every product operation, by area. Operational routes are added
 // by the app. This list is what /openapi.json and the agent tools are generated from.
-import type { Logger } from '@lattice/core';
+import type { Logger, SecretHealth } from '@lattice/core';
 import type { OpenApiDocument, OpenApiInfo, RouteDef } from '@lattice/http';
 import type { MailKeyRepository, RealtimeKeyRepository } from '@lattice/keys';
 import type { MailHttp, SuppressionStore, WebhookEndpointStore } from '@lattice/mail';
@@ -80,6 +80,7 @@ export function managementRoutes(deps: {
   openApi: OpenApiDocument;
   db: Db;
   registry: Registry;
+  secretHealth?: SecretHealth;
   dashboard: DashboardRouteDeps;
 }): RouteDef[] {
   return [...systemRoutes(deps), ...dashboardRoutes(deps.dashboard), ...deps.catalog];

@@ -1,5 +1,6 @@
 // Configuration is resolved once, in a composition root: option > environment > default, into a
 // typed object whose names carry units. Nothing else in Lattice reads process.env.
+import { homedir } from 'node:os';
 import type { LogLevel } from './logger.ts';
 
 export type Environment = 'production' | 'development';
@@ -63,7 +64,10 @@ export interface LatticeConfig {
   /** The smart host every email is handed to (SMTP_URL); `lattice start` points it at its sink. */
   smtpUrl: string;
   smtpSinkPort: number;
+  /** The inbound role's SMTP receiver of bounces and complaints (the MX of the return paths). */
   inboundSmtpPort: number;
+  /** `/metrics` and `/healthz` of the inbound role when it runs alone. */
+  inboundMetricsPort: number;
   /** The mail toolkit's limits, timers and DNS settings (decisions.md "Mail"). */
   mail: MailConfig;
   /** Mail webhook delivery (decisions.md "Webhook delivery defaults"). */
@@ -72,8 +76,8 @@ export interface LatticeConfig {
   agent: { baseUrl: string; apiKey: string };
   /**
    * LATTICE_SECRET_KEYS as given (`kid:base64url,…`, first current; secret-keyring.ts). Empty: the
-   * composition root keeps a generated one in `<dataDir>/secret-keys` (local use only; every host
-   * of a deployment must share the same value).
+   * composition root keeps a generated one under `keyringDir`, one per database (local use only;
+   * every host of a deployment must share the same value).
    */
   secretKeys: string;
   logLevel: LogLevel;
@@ -113,6 +117,12 @@ export interface LatticeConfig {
   trustProxy: string;
   /** Where `lattice start` keeps local state (demo product, payload bucket). */
   dataDir: string;
+  /**
+   * Where a generated local keyring is kept when LATTICE_SECRET_KEYS is empty: one file per
+   * database, found by every checkout of the same user (LATTICE_KEYRING_DIR; default
+   * `$XDG_DATA_HOME/lattice/keyrings`, else `~/.local/share/lattice/keyrings`).
+   */
+  keyringDir: string;
   /**
    * Every HTTP role's cut for slow requests (docs/operations.md "Slow requests"): a request whose headers
    * have not all arrived within `headersMs` (HTTP_HEADERS_TIMEOUT_MS, 10 s) or that is not
@@ -266,6 +276,12 @@ function list(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
+/** The user's data folder (XDG base directories), where every checkout of this user looks. */
+function defaultKeyringDir(env: Env): string {
+  const dataHome = env.XDG_DATA_HOME || `${env.HOME || homedir()}/.local/share`;
+  return `${dataHome}/lattice/keyrings`;
+}
+
 function str(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
@@ -339,6 +355,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),
     inboundSmtpPort: port('INBOUND_SMTP_PORT', 2526),
+    inboundMetricsPort: port('INBOUND_METRICS_PORT', 4010),
     mail: {
       sendRatePerSecond: int(env, 'MAIL_SEND_RATE_PER_SECOND', 10, 1, 1_000_000),
       retryDelaysMs: intList(env, 'MAIL_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000], 0, 86_400_000),
@@ -369,6 +386,7 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
     publishQuota: publishQuotaSettings(env),
     trustProxy: str(env, 'EDGE_TRUST_PROXY', 'false'),
     dataDir: str(env, 'LATTICE_DATA_DIR', '.lattice'),
+    keyringDir: str(env, 'LATTICE_KEYRING_DIR', defaultKeyringDir(env)),
     httpTimeouts: httpTimeouts(env),
   };
   const merged = { ...config, ...overrides };

@@ -23,6 +23,13 @@ export { retryWithBackoff } from './retry.ts';
 export type { Role, RoleHealth, RunningRole } from './role.ts';
 export type { Scheduler, Timer } from './scheduler.ts';
 export { systemScheduler } from './scheduler.ts';
+export type { SealedValueProblem, SecretHealth } from './secret-health.ts';
+export {
+  createSecretHealth,
+  reportingKeyring,
+  SECRET_FAILURE_WINDOW_MS,
+  sealedValuesMessage,
+} from './secret-health.ts';
 export type { SecretKeyring } from './secret-keyring.ts';
 export {
   generateSecretKeyEntry,

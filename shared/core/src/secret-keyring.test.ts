@@ -20,8 +20,24 @@ describe('secret keyring', () => {
     expect(sealSecret(rotated, 'dkim', 'x').startsWith('new.')).to.equal(true);
     expect(() => openSecret(parseSecretKeys(next), 'dkim', sealed)).to.throw(
       SecretKeyError,
-      /no longer holds/,
+      /sealed with key old, which LATTICE_SECRET_KEYS does not hold/,
     );
+  });
+
+  it('tells the keyring of every value that does not open, with its purpose and kid', () => {
+    const failures: string[] = [];
+    const ring = {
+      ...parseSecretKeys(old),
+      openFailed: (purpose: string, kid: string) => failures.push(`${purpose}/${kid}`),
+    };
+    const sealed = sealSecret(ring, 'dkim', 'private key');
+    expect(openSecret(ring, 'dkim', sealed)).to.equal('private key');
+    expect(failures).to.deep.equal([]);
+    const other = { ...parseSecretKeys(generateSecretKeyEntry('old')), openFailed: ring.openFailed };
+    expect(() => openSecret(other, 'dkim', sealed)).to.throw(SecretKeyError, /key of that kid differs/);
+    expect(() => openSecret(ring, 'dkim', `gone${sealed.slice(3)}`)).to.throw(SecretKeyError);
+    expect(() => openSecret(ring, 'dkim', 'not.sealed')).to.throw(SecretKeyError, /malformed/);
+    expect(failures).to.deep.equal(['dkim/old', 'dkim/gone', 'dkim/malformed']);
   });
 
   it('refuses a tampered seal and a seal of another purpose', () => {
@@ -31,7 +47,7 @@ describe('secret keyring', () => {
     const body = Buffer.from(parts[2]!, 'base64url');
     body[0] = body[0]! ^ 1;
     parts[2] = body.toString('base64url');
-    expect(() => openSecret(ring, 'dkim', parts.join('.'))).to.throw(SecretKeyError, /tampered/);
+    expect(() => openSecret(ring, 'dkim', parts.join('.'))).to.throw(SecretKeyError, /altered/);
     expect(() => openSecret(ring, 'tracking', sealed)).to.throw(SecretKeyError);
   });
 

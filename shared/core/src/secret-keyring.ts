@@ -14,6 +14,11 @@ export interface SecretKeyring {
   readonly currentKid: string;
   /** The purpose key of `kid`, undefined for a kid the keyring does not hold. */
   purposeKey(kid: string, purpose: string): Buffer | undefined;
+  /**
+   * Told by openSecret of every value that does not open, before it throws: where a process
+   * counts such failures and says so on `/healthz` (secret-health.ts). Never given the value.
+   */
+  openFailed?(purpose: string, kid: string): void;
 }
 
 export class SecretKeyError extends Error {
@@ -78,10 +83,15 @@ export function sealSecret(keyring: SecretKeyring, purpose: string, plaintext: s
 /** Opens what sealSecret sealed; throws SecretKeyError for an unknown kid or a tampered seal. */
 export function openSecret(keyring: SecretKeyring, purpose: string, sealed: string): string {
   const [kid, iv, body, tag, extra] = sealed.split('.');
-  if (!kid || iv === undefined || body === undefined || tag === undefined || extra !== undefined)
-    throw new SecretKeyError('sealed secret is malformed');
+  const malformed = !kid || !KID.test(kid) || iv === undefined || body === undefined || tag === undefined;
+  const refuse = (message: string): never => {
+    // What precedes the first dot of a malformed value could be anything: never pass it on.
+    keyring.openFailed?.(purpose, malformed || extra !== undefined ? 'malformed' : kid);
+    throw new SecretKeyError(message);
+  };
+  if (malformed || extra !== undefined) return refuse('sealed secret is malformed');
   const key = keyring.purposeKey(kid, purpose);
-  if (!key) throw new SecretKeyError(`sealed with key ${kid}, which LATTICE_SECRET_KEYS no longer holds`);
+  if (!key) return refuse(`sealed with key ${kid}, which LATTICE_SECRET_KEYS does not hold`);
   try {
     // A full 16-byte tag only: GCM would otherwise accept a truncated one.
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
@@ -93,6 +103,8 @@ export function openSecret(keyring: SecretKeyring, purpose: string, sealed: stri
       'utf8',
     );
   } catch {
-    throw new SecretKeyError('sealed secret does not open: tampered, or sealed for another purpose');
+    return refuse(
+      `sealed secret does not open under key ${kid}: the key of that kid differs from the one that sealed it, or the value was altered`,
+    );
   }
 }

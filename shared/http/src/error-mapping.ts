@@ -1,7 +1,8 @@
 // The one place where failures become HTTP answers. ApiError carries its own status and code;
-// the body parser's and router's client errors are translated; anything else is a bug and is
-// answered with a generic 500 whose details go only to the log.
-import { ApiError, type Logger } from '@lattice/core';
+// the body parser's and router's client errors are translated, and a sealed value that does not
+// open (SecretKeyError) is 503 secrets_unavailable; anything else is a bug and is answered with a
+// generic 500 whose details go only to the log.
+import { ApiError, type Logger, SecretKeyError } from '@lattice/core';
 import type { ErrorRequestHandler } from 'express';
 import { HTTP_ERRORS } from './http-errors.ts';
 
@@ -15,6 +16,7 @@ interface HttpishError {
 /** The ApiError a failure is answered with; null when it is not a client error we recognise. */
 export function clientErrorOf(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
+  if (err instanceof SecretKeyError) return HTTP_ERRORS.secretsUnavailable(err);
   if (typeof err !== 'object' || err === null) return null;
   const e = err as HttpishError;
   const status = typeof e.status === 'number' ? e.status : e.statusCode;

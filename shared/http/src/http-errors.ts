@@ -11,6 +11,8 @@ export const STEP = {
   authentication: 'authentication',
   /** A public route whose toolkit does not serve it (yet). */
   toolkit: 'toolkit',
+  /** A sealed value the operation needs (secrets_unavailable). */
+  secrets: 'secrets',
   internal: 'internal',
 } as const;
 
@@ -51,6 +53,19 @@ export const HTTP_ERRORS = {
       STEP.authentication,
       'Credentials cannot be checked right now; retry with backoff.',
       { headers: { 'retry-after': '1' }, cause },
+    ),
+  /**
+   * A value sealed with the platform keyring (a token signing key, a DKIM key, a webhook secret)
+   * does not open with LATTICE_SECRET_KEYS: an operator's trouble, counted on `/metrics` and said
+   * by `/healthz` (docs/operations.md "Secrets at start").
+   */
+  secretsUnavailable: (cause?: unknown) =>
+    new ApiError(
+      503,
+      'secrets_unavailable',
+      STEP.secrets,
+      'A secret this operation needs cannot be opened with the platform’s keys; retry later.',
+      { headers: { 'retry-after': '30' }, ...(cause === undefined ? {} : { cause }) },
     ),
   notImplemented: () =>
     new ApiError(501, 'not_implemented', STEP.toolkit, 'This public route is not available yet'),

@@ -24,7 +24,8 @@ export function errorAnswersOf(route: RouteDef): ApiError[] {
   } else {
     generic.push(HTTP_ERRORS.unexpectedBody());
   }
-  if (route.auth !== 'none') generic.push(HTTP_ERRORS.credentialsUnavailable(undefined));
+  if (route.auth !== 'none')
+    generic.push(HTTP_ERRORS.credentialsUnavailable(undefined), HTTP_ERRORS.secretsUnavailable());
   generic.push(HTTP_ERRORS.internal());
   return uniqueAnswers([...generic, ...(route.errors ?? [])]);
 }

@@ -90,6 +90,11 @@ export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
 export type { MailStages, WebhookStages } from './mail-stages.ts';
 export { mailStages, webhookStages } from './mail-stages.ts';
 export {
+  createEmailPurge,
+  createIdempotencyKeyPurge,
+  createWebhookDeliveryPurge,
+} from './retention/mail-retention.ts';
+export {
   emailIdFromMessageId,
   emailIdFromVerp,
   messageIdFor,

@@ -8,6 +8,8 @@ export type {
   NewAuditEntry,
 } from './audit-log.ts';
 export { AUDIT_ACTOR_KINDS } from './audit-log.ts';
+export type { BatchedRun } from './batched-delete.ts';
+export { runBatches } from './batched-delete.ts';
 export type { AddedMemberResult, BootstrapResult } from './bootstrap.ts';
 export { addMember, bootstrapProduct } from './bootstrap.ts';
 export type { Db, DbExecutor } from './db.ts';
@@ -22,6 +24,7 @@ export type { MemberTokenPage, MemberTokenRecord, MemberTokenRepository } from '
 export { migrateLatest } from './migrate.ts';
 export { createPostgresProductRepository } from './product-repository.postgres.ts';
 export type { ProductRepository } from './product-repository.ts';
+export { checkSealedValues, sealedCensus } from './sealed-check.ts';
 export type { SealedColumn } from './sealed-column.ts';
 export type { TransactionScope } from './transaction-scope.ts';
 export { createTransactionScope } from './transaction-scope.ts';

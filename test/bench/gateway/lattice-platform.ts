@@ -4,9 +4,9 @@
 // latency phase, the publish-path shapes) with the publish quota and the per-IP limit raised. Both
 // run with the settings `lattice start` gives them (the actors' periodic jobs over every product,
 // the edge's key snapshot refresh and change notifications), logging at args.logLevel to
-// args.logFile; only the inbound SMTP receiver listens on an ephemeral port. The publishes go
-// through the edge rather than the management API, whose own answers cap the rate well below
-// what these phases ask: the same publish service behind another door.
+// args.logFile. The publishes go through the edge rather than the management API, whose own
+// answers cap the rate well below what these phases ask: the same publish service behind another
+// door.
 import { actorsRole } from '@lattice/actors';
 import { edgeRole } from '@lattice/edge';
 import { actorsSettingsOf, benchPlatform } from '../support/bench-product.ts';

@@ -229,7 +229,7 @@ export function writeReport(report: BenchReport, write: boolean): string[] {
       : []),
     '',
     production
-      ? `Production settings: the gateway runs as \`lattice start gateway\` runs it (its ping timers and limits at their defaults), at the production log level (\`${s.logLevel}\`, to a file as \`lattice start\` writes to stderr); so do the edge and the actors behind the HTTP publish hook (the actors' periodic jobs over every product, the edge's key snapshot refresh and change notifications). Differences: the publish quota and per-IP limit raised, the inbound SMTP receiver on an ephemeral port (idle). bare-ws and Socket.IO log nothing.`
+      ? `Production settings: the gateway runs as \`lattice start gateway\` runs it (its ping timers and limits at their defaults), at the production log level (\`${s.logLevel}\`, to a file as \`lattice start\` writes to stderr); so do the edge and the actors behind the HTTP publish hook (the actors' periodic jobs over every product, the edge's key snapshot refresh and change notifications). Differences: the publish quota and per-IP limit raised. bare-ws and Socket.IO log nothing.`
       : `**Not the production log level**: the gateway, the edge and the actors logged at \`${s.logLevel}\` (production: \`${PRODUCTION_LOG_LEVEL}\`); otherwise as \`lattice start\` runs them.`,
     '',
     '- **Feed**: the benchmark publishes on Redis pub/sub; each message carries the same push (`{"push":"message","channel","id","offset","epoch","data","published_at"}`,',

@@ -2,18 +2,18 @@
 //   management  the management role as `lattice start management` starts it: `POST /mail/emails`
 //               accepts (owner token, verified domain, send rate in Redis, suppression check,
 //               the email row in PostgreSQL, the mail.outbound record in Kafka, acks=all) → 202
-//   actors      the actors role as `lattice start actors` starts it, without the inbound receiver:
-//               the mail sender hands each email to the smart host through its pooled nodemailer
-//               transport (DKIM-signed), stores the outcome and publishes the event, which the
+//   actors      the actors role as `lattice start actors` starts it: the mail sender hands
+//               each email to the smart host through its pooled nodemailer transport
+//               (DKIM-signed), stores the outcome and publishes the event, which the
 //               email-state actor applies
 //   smart-host  test/support/smart-host.ts: a real smtp-server answering 250 `queued as X`; it
 //               reports each message it accepted to the parent (Message-ID, when, whether it
 //               carries a DKIM-Signature) in batches every few milliseconds, and keeps nothing
 // Management and the actors run with the settings `lattice start` gives them (the actors'
 // periodic jobs at their intervals over every product), logging at args.logLevel to args.logFile
-// (support/platform-log.ts); only the inbound SMTP receiver listens on an ephemeral port. The
-// send rate is raised for the run (MAIL_SEND_RATE_PER_SECOND, args.mail); the parent asks each
-// child for its CPU time and the SQL statements it has run so far over IPC.
+// (support/platform-log.ts). The send rate is raised for the run (MAIL_SEND_RATE_PER_SECOND,
+// args.mail); the parent asks each child for its CPU time and the SQL statements it has run so
+// far over IPC.
 import { performance } from 'node:perf_hooks';
 import { actorsRole } from '@lattice/actors';
 import type { MailConfig } from '@lattice/core';

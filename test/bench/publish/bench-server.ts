@@ -6,9 +6,8 @@
 //           (Idempotency-Key store and quota in Redis, group-committed acks=all producer)
 // Each runs with the settings `lattice start` gives it (the actors' periodic jobs over every
 // product, the edge's snapshot refresh and key change notifications), logging at args.logLevel to
-// args.logFile (support/platform-log.ts); only the inbound SMTP receiver listens on an ephemeral
-// port. The publish quota is raised out of the way (the benchmark measures the path, not the
-// limit); the per-IP limit too. The parent asks for CPU time over IPC.
+// args.logFile (support/platform-log.ts). The publish quota is raised out of the way (the
+// benchmark measures the path, not the limit); the per-IP limit too. The parent asks for CPU time over IPC.
 import { actorsRole } from '@lattice/actors';
 import { edgeRole } from '@lattice/edge';
 import { actorsSettingsOf, benchPlatform } from '../support/bench-product.ts';

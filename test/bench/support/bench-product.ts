@@ -105,10 +105,9 @@ export function benchPlatform(args: BenchPlatformArgs, name: string) {
 
 /**
  * The actors role's settings as `lattice start actors` derives them (every periodic job at its
- * interval, over every product), but for the inbound SMTP receiver's port: an ephemeral one, as
- * the configured port may be taken on a shared machine. The receiver idles (no mail comes in).
+ * interval, over every product). The role listens on no port of its own (the inbound SMTP
+ * receiver is the `inbound` role, which no benchmark runs).
  */
 export function actorsSettingsOf(config: LatticeConfig): ReturnType<typeof actorsRole.configOf> {
-  const settings = actorsRole.configOf(config);
-  return { ...settings, inbound: settings.inbound ? { ...settings.inbound, port: 0 } : null };
+  return actorsRole.configOf(config);
 }

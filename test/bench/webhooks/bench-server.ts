@@ -1,6 +1,6 @@
 // The server side of the webhook benchmark: two child processes of run.ts (fork, IPC).
-//   actors    the actors role as `lattice start actors` starts it, without the inbound receiver,
-//             with WEBHOOK_ALLOW_PRIVATE_TARGETS=true in its environment (the receiver is on this
+//   actors    the actors role as `lattice start actors` starts it, with
+//             WEBHOOK_ALLOW_PRIVATE_TARGETS=true in its environment (the receiver is on this
 //             machine) and NODE_EXTRA_CA_CERTS naming the suite's test CA (read by Node at start):
 //             the webhook fan-out on `mail.events` records the deliveries and wakes the endpoint
 //             actors, whose loops sign and POST each one through the HTTPS requester
@@ -10,9 +10,8 @@
 //             milliseconds, keeping nothing else
 // The actors run with the settings `lattice start` gives them (their periodic jobs at their
 // intervals over every product), logging at args.logLevel to args.logFile
-// (support/platform-log.ts); only the inbound SMTP receiver listens on an ephemeral port. The
-// parent asks each child for its CPU time and, from the actors, the SQL statements run so far,
-// from the receiver the TLS handshakes it made.
+// (support/platform-log.ts). The parent asks each child for its CPU time and, from the actors,
+// the SQL statements run so far, from the receiver the TLS handshakes it made.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';

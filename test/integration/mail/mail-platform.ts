@@ -1,9 +1,9 @@
 // The mail toolkit end to end in one process, started through the role modules as `lattice
 // start` does: the management API, the production edge and (unless a test only needs the
-// accepting side) the actors role with the mail sender and the email-state actor, over real
-// PostgreSQL, Redis and Kafka (topics of the platform's own), handing over to a real SMTP smart
-// host started by the test. One product with a verified domain (DKIM key made as `lattice
-// bootstrap` makes it) and its owner token.
+// accepting side) the actors role with the mail sender and the email-state actor, and the inbound
+// role with the receiver of bounces and complaints, over real PostgreSQL, Redis and Kafka (topics
+// of the platform's own), handing over to a real SMTP smart host started by the test. One product
+// with a verified domain (DKIM key made as `lattice bootstrap` makes it) and its owner token.
 
 import type { ChildProcess } from 'node:child_process';
 import { actorsRole, createCatalogTopics } from '@lattice/actors';
@@ -20,6 +20,7 @@ import {
 } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { edgeRole } from '@lattice/edge';
+import { inboundRole } from '@lattice/inbound';
 import { createPostgresDomainStore } from '@lattice/mail';
 import { managementRole } from '@lattice/management';
 import {
@@ -63,7 +64,11 @@ export interface MailPlatform {
   actors: RunningRole | null;
   /** The actors role's metrics. */
   actorsRegistry: Registry;
-  /** Where the actors role's inbound receiver of bounces and complaints listens. */
+  /** The inbound role, when it runs (with the actors role). */
+  inbound: RunningRole | null;
+  /** The inbound role's metrics. */
+  inboundRegistry: Registry;
+  /** Where the inbound role's receiver of bounces and complaints listens (0: it does not run). */
   inboundPort: number;
   product: MailProduct;
   /** A further member of the platform's product with this role, and their token. */
@@ -110,7 +115,7 @@ export interface EmailAnswer {
 
 export interface MailPlatformOptions {
   label: string;
-  /** Default true. */
+  /** The actors role, and the inbound role beside it. Default true. */
   actors?: boolean;
   /** The accepting side's clock (send-rate windows); default the system's. */
   clock?: Clock;
@@ -196,8 +201,10 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
   );
   const edge = await edgeRole('production').start(edgeRole('production').configOf(config), shared);
   let actors: RunningRole | null = null;
+  let inbound: RunningRole | null = null;
   const actorsRegistry = new Registry();
-  const inboundPort = await freePort();
+  const inboundRegistry = new Registry();
+  let inboundPort = 0;
   if (opts.actors !== false) {
     // A shared clock of its own: the sender and the sweeps run on real time.
     const actorShared = createRoleShared({ config, logger, registry: actorsRegistry, db });
@@ -205,7 +212,6 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
       {
         ...actorsRole.configOf(config),
         publicUrls: { production: edge.url, development: edge.url },
-        inbound: { host: '127.0.0.1', port: inboundPort, maxBytes: config.mail.inboundMaxBytes },
         maintenanceProductIds: opts.ownProductOnly ? [product.productId] : null,
         mail: {
           ...actorsRole.configOf(config).mail,
@@ -221,6 +227,20 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
       close: async () => {
         await running.close();
         await actorShared.close();
+      },
+    };
+    // A process of its own, as deployed: its own connections and metrics.
+    const inboundShared = createRoleShared({ config, logger, registry: inboundRegistry, db });
+    const receiving = await inboundRole.start(
+      { ...inboundRole.configOf(config), host: '127.0.0.1', port: 0 },
+      inboundShared,
+    );
+    inboundPort = receiving.port;
+    inbound = {
+      ...receiving,
+      close: async () => {
+        await receiving.close();
+        await inboundShared.close();
       },
     };
   }
@@ -253,8 +273,10 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
     management,
     edge,
     actors,
+    inbound,
     inboundPort,
     actorsRegistry,
+    inboundRegistry,
     product,
     newProduct,
     async member(role) {
@@ -323,6 +345,7 @@ export async function startMailPlatform(opts: MailPlatformOptions): Promise<Mail
       }
     },
     async close() {
+      await inbound?.close();
       await actors?.close();
       await edge.close();
       await management.close();
@@ -345,16 +368,9 @@ export async function startActorsProcess(
 ): Promise<ChildProcess> {
   const { child } = await startPlatform(
     {
-      DATABASE_URL: p.config.databaseUrl,
-      KAFKA_BROKERS: p.config.kafkaBrokers.join(','),
-      KAFKA_REPLICATION_FACTOR: String(p.config.kafkaReplicationFactor),
-      KAFKA_TOPIC_PREFIX: p.config.kafkaTopicPrefix,
-      KAFKA_PARTITIONS: String(p.config.kafkaPartitions),
-      REDIS_KEY_PREFIX: p.config.redisKeyPrefix,
+      ...processEnv(p),
       SMTP_URL: p.smartHost.url,
-      LATTICE_SECRET_KEYS: p.config.secretKeys,
       ACTORS_PORT: String(await freePort()),
-      INBOUND_SMTP_PORT: String(await freePort()),
       ACTORS_SESSION_TIMEOUT_MS: '6000',
       ...env,
     },
@@ -362,4 +378,48 @@ export async function startActorsProcess(
     'actors role running',
   );
   return child;
+}
+
+/** The settings a `lattice start ROLE` process needs to join the platform's deployment. */
+function processEnv(p: MailPlatform): Record<string, string> {
+  return {
+    DATABASE_URL: p.config.databaseUrl,
+    KAFKA_BROKERS: p.config.kafkaBrokers.join(','),
+    KAFKA_REPLICATION_FACTOR: String(p.config.kafkaReplicationFactor),
+    KAFKA_TOPIC_PREFIX: p.config.kafkaTopicPrefix,
+    KAFKA_PARTITIONS: String(p.config.kafkaPartitions),
+    REDIS_KEY_PREFIX: p.config.redisKeyPrefix,
+    LATTICE_SECRET_KEYS: p.config.secretKeys,
+  };
+}
+
+export interface InboundProcess {
+  child: ChildProcess;
+  /** Where its receiver of bounces and complaints listens (INBOUND_SMTP_PORT). */
+  smtpPort: number;
+  /** Where its `/metrics` and `/healthz` answer (INBOUND_METRICS_PORT). */
+  metricsUrl: string;
+}
+
+/**
+ * A `lattice start inbound` process on the platform's database and topics, its ports those `env`
+ * names (INBOUND_SMTP_PORT, INBOUND_METRICS_PORT) or free ones.
+ */
+export async function startInboundProcess(
+  p: MailPlatform,
+  env: Record<string, string> = {},
+): Promise<InboundProcess> {
+  const smtpPort = Number(env.INBOUND_SMTP_PORT ?? (await freePort()));
+  const metricsPort = Number(env.INBOUND_METRICS_PORT ?? (await freePort()));
+  const { child } = await startPlatform(
+    {
+      ...processEnv(p),
+      ...env,
+      INBOUND_SMTP_PORT: String(smtpPort),
+      INBOUND_METRICS_PORT: String(metricsPort),
+    },
+    ['inbound'],
+    'inbound-metrics role running',
+  );
+  return { child, smtpPort, metricsUrl: `http://127.0.0.1:${metricsPort}` };
 }

@@ -125,7 +125,7 @@ export async function createRealtimeHttpBase(
   const startActors = async () => {
     actors ??= actorsRole.start(
       // The database is shared with other test files: the maintenance jobs look at no product.
-      { ...actorsRole.configOf(config), maintenanceProductIds: [], inbound: null },
+      { ...actorsRole.configOf(config), maintenanceProductIds: [] },
       actorsShared,
     );
     await actors;

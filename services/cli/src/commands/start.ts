@@ -6,9 +6,17 @@
 
 import { join } from 'node:path';
 import { actorsRole, createCatalogTopics } from '@lattice/actors';
-import { ENVIRONMENTS, type Environment, type Role, type RunningRole } from '@lattice/core';
+import {
+  ENVIRONMENTS,
+  type Environment,
+  type Role,
+  type RunningRole,
+  type SecretHealth,
+  sealedValuesMessage,
+} from '@lattice/core';
 import { edgeRole } from '@lattice/edge';
 import { gatewayRole } from '@lattice/gateway';
+import { inboundRole } from '@lattice/inbound';
 import { ensureInfra } from '@lattice/infra';
 import { managementRole } from '@lattice/management';
 import { createDb, migrateLatest } from '@lattice/store';
@@ -19,7 +27,7 @@ import { startMailSink } from '../mail-sink.ts';
 import { healthWhileStopping, startMetricsServer } from '../metrics-server.ts';
 import { createRoleShared, type RoleShared } from '../role-shared.ts';
 
-export const ROLES = ['management', 'edge', 'gateway', 'actors'] as const;
+export const ROLES = ['management', 'edge', 'gateway', 'actors', 'inbound'] as const;
 
 /** Roles that run one environment each; alone they take `--env`. */
 const PER_ENVIRONMENT = ['edge', 'gateway'];
@@ -56,15 +64,34 @@ function rolesOf(
       demoProductId && environment === 'production' ? { demo: { productId: demoProductId } } : {},
     ),
   );
-  if (role === undefined) return [managementRole, ...edges, ...gateways, actorsRole];
+  // The inbound receiver last: its reports' events are applied by the actors started before it,
+  // and it stops first (reports being received are answered before anything else stops).
+  if (role === undefined) return [managementRole, ...edges, ...gateways, actorsRole, inboundRole];
   if (role === 'edge') return edges;
   if (role === 'gateway') return gateways;
+  if (role === 'inbound') return [inboundRole];
   return [role === 'management' ? managementRole : actorsRole];
 }
 
+/** How often a running process checks again that its keyring opens the database's sealed values. */
+const SECRETS_CHECK_INTERVAL_MS = 60_000;
+
+/** The role's health, unhealthy too while sealed values of some purpose do not open. */
+function withSecretHealth(role: RunningRole, secrets: SecretHealth): RunningRole {
+  return {
+    ...role,
+    health() {
+      const failing = secrets.failing();
+      const own = role.health();
+      if (!own.ok || failing.length === 0) return own;
+      return { ok: false, reason: `secrets_unavailable: sealed values of ${failing.join(', ')} do not open` };
+    },
+  };
+}
+
 /**
- * Alone, the actors role and an edge serve their metrics on a port of their own (an edge's own
- * port is public); together, management serves them.
+ * Alone, the actors role, the inbound role, an edge and a gateway serve their metrics on a port of
+ * their own (an edge's own port is public); together, management serves them.
  */
 async function startRoleMetrics(
   ctx: CommandContext,
@@ -145,6 +172,31 @@ export async function runStart(
       step(`created ${created.length} topic(s) with ${config.kafkaPartitions} partitions`);
   }
 
+  // Before any role serves: a keyring that does not open what the database holds would fail
+  // requests one by one while saying it is up. Roles that open no sealed value skip it.
+  const checksSecrets = role !== 'inbound';
+  if (checksSecrets) {
+    const problems = await shared.checkSealedSecrets();
+    if (problems.length > 0) {
+      console.error(`lattice: ${sealedValuesMessage(problems)}`);
+      await shared.close();
+      await db.destroy();
+      return 1;
+    }
+  }
+  // And again every minute: `/healthz` says so when values stop opening (a restored backup, a
+  // changed LATTICE_SECRET_KEYS on another host that resealed).
+  const secretsCheck = checksSecrets
+    ? setInterval(() => {
+        shared.checkSealedSecrets().then(
+          (problems) => {
+            if (problems.length > 0) logger.error({ problems }, 'sealed secrets do not open');
+          },
+          (err: unknown) => logger.warn({ err }, 'could not check the sealed secrets'),
+        );
+      }, SECRETS_CHECK_INTERVAL_MS).unref()
+    : undefined;
+
   // The demo product exists before the roles start: the production gateway serves its demo.
   const demoProduct =
     role === undefined ? await ensureDemoProduct(db, config.dataDir, shared.secretKeys) : null;
@@ -178,13 +230,21 @@ export async function runStart(
     const [alone] = started;
     const port = alone?.module.metricsPortOf?.(config);
     if (alone && port !== undefined)
-      metrics = await startRoleMetrics(ctx, registry, alone.module.name, alone.role, port, () => stopping);
+      metrics = await startRoleMetrics(
+        ctx,
+        registry,
+        alone.module.name,
+        withSecretHealth(alone.role, shared.secretHealth),
+        port,
+        () => stopping,
+      );
     for (const r of metrics ? [...running, metrics] : running)
       step(`${r.name} role running${r.url ? ` at ${r.url}` : ''}`);
   }
 
   await stopRequested;
   stopping = true;
+  clearInterval(secretsCheck);
   step('stopping…');
   for (const r of running.reverse()) await r.stop();
   // The role's own metrics and health stop last: a draining gateway (up to 30 s) is scraped and
@@ -220,6 +280,7 @@ function printBanner(
     `  dev gateway      ${urlOf('gateway-development')}  (development, WebSocket)`,
     `  realtime demo    ${urlOf('gateway-production').replace(/^ws/, 'http')}/demo  (open it in two tabs)`,
     `  local mailbox    ${urlOf('mailbox')}  (the default smart host; one .eml per message)`,
+    `  inbound SMTP     ${urlOf('inbound')}  (bounces and complaints: the return paths' MX)`,
     config.webhooks.allowPrivateTargets
       ? '  mail webhooks    may target this machine and the LAN (WEBHOOK_ALLOW_PRIVATE_TARGETS=false refuses)'
       : '  mail webhooks    public HTTPS targets only (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)',

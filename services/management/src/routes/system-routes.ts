@@ -1,7 +1,7 @@
 // Operational endpoints: liveness with a database check, Prometheus metrics, the OpenAPI document
 // and the reference pages made from it. No authentication; not part of the catalog (no OpenAPI
 // operation, no agent tool).
-import { ApiError } from '@lattice/core';
+import { ApiError, type SecretHealth } from '@lattice/core';
 import type { OpenApiDocument, RouteDef } from '@lattice/http';
 import type { Db } from '@lattice/store';
 import type { Registry } from 'prom-client';
@@ -15,7 +15,21 @@ const HEALTH_CHECK_FAILED = new ApiError(
   'The database is not reachable',
 );
 
-export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenApiDocument }): RouteDef[] {
+const secretsFailing = (purposes: readonly string[]) =>
+  new ApiError(
+    503,
+    'secrets_unavailable',
+    'health_check',
+    `Sealed values of ${purposes.join(', ')} do not open with LATTICE_SECRET_KEYS (docs/operations.md "Secrets at start")`,
+  );
+
+export function systemRoutes(deps: {
+  db: Db;
+  registry: Registry;
+  openApi: OpenApiDocument;
+  /** Whether the process's keyring opens the sealed values it needs; absent: not checked here. */
+  secretHealth?: SecretHealth;
+}): RouteDef[] {
   const common = { area: 'system', auth: 'none', operational: true } as const;
   // Rendered once: the document is fixed for the life of the process.
   const reference = renderReference(deps.openApi);
@@ -27,15 +41,18 @@ export function systemRoutes(deps: { db: Db; registry: Registry; openApi: OpenAp
       operationId: 'system_healthz',
       summary: 'Liveness and database reachability',
       description:
-        '200 while the process runs and PostgreSQL answers within 2 s; 503 `database_unavailable` otherwise.',
+        '200 while the process runs and PostgreSQL answers within 2 s; 503 `database_unavailable` ' +
+        'otherwise, and 503 `secrets_unavailable` naming the purposes whose sealed values do not open.',
       responses: { 200: 'health', 503: 'error-body' },
-      errors: [HEALTH_CHECK_FAILED],
+      errors: [HEALTH_CHECK_FAILED, secretsFailing(['realtime-signing-key'])],
       async handler() {
         try {
           await deps.db.raw('select 1').timeout(DB_CHECK_TIMEOUT_MS, { cancel: true });
         } catch {
           throw HEALTH_CHECK_FAILED;
         }
+        const failing = deps.secretHealth?.failing() ?? [];
+        if (failing.length > 0) throw secretsFailing(failing);
         return { status: 200, body: { status: 'ok' } };
       },
     },

@@ -68,7 +68,9 @@ describe('inbound receiver: size cap, bad input, outages and shutdown', function
     started.push(receiver);
     const messages = (outcome: string) =>
       counterValue(registry, 'lattice_mail_inbound_messages_total', { outcome });
-    return { receiver, registry, messages };
+    const refused = (reason: string) =>
+      counterValue(registry, 'lattice_mail_inbound_connections_refused_total', { reason });
+    return { receiver, registry, messages, refused };
   }
 
   before(async () => {
@@ -152,7 +154,7 @@ describe('inbound receiver: size cap, bad input, outages and shutdown', function
   });
 
   it('serves 5 connections from one address at once and greets the 6th with 421; a freed slot is taken again', async () => {
-    const { receiver } = await start({ maxConnectionsPerAddress: 5 });
+    const { receiver, registry, refused } = await start({ maxConnectionsPerAddress: 5 });
     const held = [];
     for (let i = 0; i < 5; i++) {
       const d = await openSmtpDialog(receiver.port);
@@ -162,6 +164,8 @@ describe('inbound receiver: size cap, bad input, outages and shutdown', function
     const sixth = await openSmtpDialog(receiver.port);
     expect(sixth.greeting).to.match(/^421 /);
     await sixth.closed;
+    expect(await refused('per_address')).to.equal(1);
+    expect(await counterValue(registry, 'lattice_mail_inbound_connections_total', {})).to.equal(6);
     for (const d of held) expect(await d.command('NOOP')).to.match(/^250/);
     held[0]!.end();
     await held[0]!.closed;
@@ -178,12 +182,13 @@ describe('inbound receiver: size cap, bad input, outages and shutdown', function
   });
 
   it('closes a connection that sends nothing with 421, and keeps one that spoke', async () => {
-    const { receiver } = await start({ firstCommandTimeoutMs: 300 });
+    const { receiver, refused } = await start({ firstCommandTimeoutMs: 300 });
     const silent = await openSmtpDialog(receiver.port);
     const talker = await openSmtpDialog(receiver.port);
     expect(await talker.command('EHLO mta.example.org')).to.match(/^250/);
     expect(await silent.nextReply()).to.match(/^421 4\.4\.2 /);
     await silent.closed;
+    expect(await refused('silent')).to.equal(1);
     expect(await talker.command('NOOP')).to.match(/^250/);
     talker.end();
   });

@@ -185,6 +185,7 @@ export async function startInboundReceiver(deps: InboundReceiverDeps): Promise<R
       const address = session.remoteAddress;
       const held = perAddress.get(address) ?? 0;
       if (held >= perAddressMax) {
+        metrics.connectionRefused('per_address');
         log.debug({ address, held }, 'inbound connection refused: too many from one address');
         callback(smtpError(421, 'Too many connections from your address; try again later'));
         return;
@@ -225,9 +226,12 @@ export async function startInboundReceiver(deps: InboundReceiverDeps): Promise<R
     },
   });
   server.on('error', (err) => log.debug({ err: errorMessage(err) }, 'inbound connection error'));
-  // Before the first command only: a connection that says nothing holds a slot for nothing.
   server.server.on('connection', (socket: Socket) => {
+    metrics.connectionOpened();
+    socket.once('close', () => metrics.connectionClosed());
+    // Before the first command only: a connection that says nothing holds a slot for nothing.
     const timer = setTimeout(() => {
+      metrics.connectionRefused('silent');
       socket.end('421 4.4.2 Nothing received; closing the connection\r\n', () => socket.destroy());
     }, firstCommandMs);
     timer.unref();

@@ -1,0 +1,2 @@
+export type { InboundSettings, InboundShared, RunningInboundRole } from './role.ts';
+export { inboundRole, inboundSettingsOf } from './role.ts';
