@@ -3,7 +3,13 @@
 // (channel actors, webhook endpoint actors, the mail sender); each declares its topic, codec and
 // consumer group.
 
-import { type LatticeConfig, type Logger, type Scheduler, systemScheduler } from '@lattice/core';
+import {
+  type LatticeConfig,
+  type Logger,
+  type RetentionConfig,
+  type Scheduler,
+  systemScheduler,
+} from '@lattice/core';
 import {
   type ActorHost,
   type ActorKind,
@@ -42,7 +48,10 @@ export interface ActorKindRegistration<C> {
 export type KafkaTopicSettings = Pick<
   LatticeConfig,
   'kafkaTopicPrefix' | 'kafkaPartitions' | 'kafkaReplicationFactor'
->;
+> & {
+  /** The dead-letter topic keeps records this many days (its retention.ms); default the broker's. */
+  retention?: Pick<RetentionConfig, 'deadLetterDays'>;
+};
 
 /** The hosts' consumer-group settings. */
 export interface ActorHostSettings extends KafkaTopicSettings {
@@ -93,6 +102,15 @@ export async function createCatalogTopics(
       partitions: settings.kafkaPartitions,
       replicationFactor: settings.kafkaReplicationFactor,
       logger,
+      ...(settings.retention
+        ? {
+            topicConfigs: {
+              [topicName(settings.kafkaTopicPrefix, TOPIC_CATALOG.deadLetters.name)]: {
+                'retention.ms': String(settings.retention.deadLetterDays * 86_400_000),
+              },
+            },
+          }
+        : {}),
     });
     return created;
   } finally {

@@ -16,7 +16,6 @@ import {
   mailOutboundCodec,
   mailSenderActorKind,
   mailStages,
-  purgeExpiredKeys,
   type SigningKeys,
   senderMetrics,
 } from '@lattice/mail';
@@ -111,13 +110,6 @@ export function mailSender(settings: MailSenderSettings, deps: MailSenderDeps): 
         intervalMs: settings.retrySweepIntervalMs,
         run: async ({ producer, topicPrefix }) => {
           await sweepsOf(producer, topicPrefix).retries();
-        },
-      },
-      {
-        name: 'mail-idempotency-purge',
-        intervalMs: 60_000,
-        run: async () => {
-          await purgeExpiredKeys(db, clock.nowMs());
         },
       },
       {

@@ -8,6 +8,7 @@ import type {
   Environment,
   LatticeConfig,
   Logger,
+  RetentionConfig,
   Role,
   RunningRole,
   SecretKeyring,
@@ -28,6 +29,7 @@ import { type ActorHostSettings, startActorsRole } from './actors-role.ts';
 import { channelActorRegistration, realtimeJobs } from './channel-actors.ts';
 import { emailStateRegistration } from './email-state-actors.ts';
 import { type MailSenderSettings, mailSender } from './mail-sender-actors.ts';
+import { retentionJobs } from './retention-jobs.ts';
 import { type WebhookDeliverySettings, webhookDelivery } from './webhook-actors.ts';
 
 /** How often each actors host looks for due webhook deliveries no wake record reached. */
@@ -51,6 +53,8 @@ export interface ActorsSettings extends ActorHostSettings {
   publicUrls: Record<Environment, string>;
   /** Webhook delivery: schedule, attempt limit, private targets, the wake sweep. */
   webhooks: WebhookDeliverySettings & { timeoutMs: number; allowPrivateTargets: boolean };
+  /** How long deliveries, emails and their events are kept; how the purges run. */
+  retention: RetentionConfig;
 }
 
 export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
@@ -80,6 +84,7 @@ export function actorsSettingsOf(config: LatticeConfig): ActorsSettings {
       allowPrivateTargets: config.webhooks.allowPrivateTargets ?? false,
       wakeSweepIntervalMs: WEBHOOK_WAKE_SWEEP_INTERVAL_MS,
     },
+    retention: config.retention,
   };
 }
 
@@ -166,6 +171,14 @@ export const actorsRole: Role<ActorsSettings, ActorsShared> = {
         }),
         ...sender.jobs,
         ...webhooks.jobs,
+        ...retentionJobs({
+          db,
+          clock,
+          logger,
+          registry: shared.registry,
+          settings: settings.retention,
+          ...productScope,
+        }),
       ],
     });
     const running: RunningRole = {

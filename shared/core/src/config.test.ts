@@ -141,4 +141,29 @@ describe('loadConfig', () => {
     expect(portOf('http://127.0.0.1:4001')).to.equal(4001);
     expect(portOf('https://edge.example.com')).to.equal(443);
   });
+
+  it('reads retention in days and the purge cadence, with the documented defaults and bounds', () => {
+    expect(loadConfig({}).retention).to.deep.equal({
+      webhookDeliveryDays: 30,
+      mailDays: 30,
+      deadLetterDays: 14,
+      purgeIntervalMs: 60_000,
+      purgeBudgetMs: 2_000,
+      purgeBatchSize: 1_000,
+    });
+    expect(loadConfig({ MAIL_RETENTION_DAYS: '1', RETENTION_PURGE_BUDGET_MS: '0' }).retention).to.include({
+      mailDays: 1,
+      purgeBudgetMs: 0,
+    });
+    expect(() => loadConfig({ MAIL_RETENTION_DAYS: '0' })).to.throw(ConfigError, /MAIL_RETENTION_DAYS/);
+    expect(() => loadConfig({ RETENTION_PURGE_BATCH: '0' })).to.throw(ConfigError, /RETENTION_PURGE_BATCH/);
+  });
+
+  it('keeps a generated keyring in the user data folder unless LATTICE_KEYRING_DIR says where', () => {
+    expect(loadConfig({ HOME: '/home/ada' }).keyringDir).to.equal('/home/ada/.local/share/lattice/keyrings');
+    expect(loadConfig({ HOME: '/home/ada', XDG_DATA_HOME: '/data' }).keyringDir).to.equal(
+      '/data/lattice/keyrings',
+    );
+    expect(loadConfig({ LATTICE_KEYRING_DIR: '/k' }).keyringDir).to.equal('/k');
+  });
 });

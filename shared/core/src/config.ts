@@ -72,6 +72,8 @@ export interface LatticeConfig {
   mail: MailConfig;
   /** Mail webhook delivery (decisions.md "Webhook delivery defaults"). */
   webhooks: WebhookConfig;
+  /** How long what the platform records is kept, and how its purges run (docs/operations.md "Retention"). */
+  retention: RetentionConfig;
   /** `lattice mcp`: the management API it serves tools of (LATTICE_BASE_URL) and the credential (LATTICE_API_KEY). */
   agent: { baseUrl: string; apiKey: string };
   /**
@@ -180,6 +182,21 @@ export interface WebhookConfig {
    * null when not set: refused, except by `lattice start` running the whole platform locally.
    */
   allowPrivateTargets: boolean | null;
+}
+
+export interface RetentionConfig {
+  /** Webhook deliveries, after their last attempt (WEBHOOK_DELIVERY_RETENTION_DAYS, 30). */
+  webhookDeliveryDays: number;
+  /** Emails and their events, after the last event (MAIL_RETENTION_DAYS, 30). */
+  mailDays: number;
+  /** Records of the dead-letter topic (DEAD_LETTER_RETENTION_DAYS, 14): the topic's retention.ms. */
+  deadLetterDays: number;
+  /** How often each purge runs (RETENTION_PURGE_INTERVAL_MS, 60 s). */
+  purgeIntervalMs: number;
+  /** A run starts no batch after this (RETENTION_PURGE_BUDGET_MS, 2 s). */
+  purgeBudgetMs: number;
+  /** Rows per delete statement (RETENTION_PURGE_BATCH, 1 000). */
+  purgeBatchSize: number;
 }
 
 export interface PublishQuotaSettings {
@@ -369,6 +386,14 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
       retryDelaysMs: webhookRetryDelays(env),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
       allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', null),
+    },
+    retention: {
+      webhookDeliveryDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+      mailDays: int(env, 'MAIL_RETENTION_DAYS', 30, 1, 3650),
+      deadLetterDays: int(env, 'DEAD_LETTER_RETENTION_DAYS', 14, 1, 3650),
+      purgeIntervalMs: int(env, 'RETENTION_PURGE_INTERVAL_MS', 60_000, 1_000, 86_400_000),
+      purgeBudgetMs: int(env, 'RETENTION_PURGE_BUDGET_MS', 2_000, 0, 600_000),
+      purgeBatchSize: int(env, 'RETENTION_PURGE_BATCH', 1_000, 1, 100_000),
     },
     agent: {
       baseUrl: str(env, 'LATTICE_BASE_URL', `http://${host}:${port('MANAGEMENT_PORT', 4000)}`),

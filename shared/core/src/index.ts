@@ -11,6 +11,7 @@ export type {
   LatticeConfig,
   MailConfig,
   PublishQuotaSettings,
+  RetentionConfig,
   WebhookConfig,
 } from './config.ts';
 export { ConfigError, ENVIRONMENTS, loadConfig, portOf } from './config.ts';

@@ -12,10 +12,11 @@ describe('ensureTopics (real Kafka)', () => {
   const admin = kafka.admin();
   const names = [uniqueName('topics-a'), uniqueName('topics-b')];
   const followed = uniqueName('topics-cluster');
+  const kept = uniqueName('topics-retention');
 
   before(() => admin.connect());
   after(async () => {
-    await admin.deleteTopics({ topics: [...names, followed] }).catch(() => {});
+    await admin.deleteTopics({ topics: [...names, followed, kept] }).catch(() => {});
     await admin.disconnect();
   });
 
@@ -43,5 +44,23 @@ describe('ensureTopics (real Kafka)', () => {
       resources: [{ type: ConfigResourceTypes.TOPIC, name: followed, configNames: ['min.insync.replicas'] }],
     });
     expect(resources[0]!.configEntries[0]!.configValue).to.equal(expected.inSync);
+  });
+
+  it('holds a topic configuration: at creation, and on an existing topic, keeping its other entries', async () => {
+    const configOf = async (name: string) => {
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [
+          { type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms', 'min.insync.replicas'] },
+        ],
+      });
+      return Object.fromEntries(resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
+    };
+    const base = { admin, names: [kept], partitions: 1, replicationFactor: 1, logger };
+    await ensureTopics({ ...base, topicConfigs: { [kept]: { 'retention.ms': String(14 * 86_400_000) } } });
+    expect(await configOf(kept)).to.deep.equal({ 'retention.ms': '1209600000', 'min.insync.replicas': '1' });
+    // A later start with another retention sets it, and leaves min.insync.replicas as it was.
+    await ensureTopics({ ...base, topicConfigs: { [kept]: { 'retention.ms': String(86_400_000) } } });
+    expect(await configOf(kept)).to.deep.equal({ 'retention.ms': '86400000', 'min.insync.replicas': '1' });
   });
 });

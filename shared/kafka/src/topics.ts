@@ -5,6 +5,9 @@
 import { type Logger, sleep } from '@lattice/core';
 import type { Admin } from 'kafkajs';
 
+/** kafkajs's ConfigResourceTypes.TOPIC, which Node's ESM loader does not see among its exports. */
+const TOPIC_RESOURCE = 2;
+
 export interface TopicSpec {
   /** Name without the deployment prefix. */
   name: string;
@@ -42,6 +45,11 @@ export interface EnsureTopicsOptions {
   replicationFactor: ReplicationSetting;
   logger: Logger;
   leaderTimeoutMs?: number;
+  /**
+   * Topic configuration to hold, by topic name (the dead-letter topic's `retention.ms`): set at
+   * creation, and set on an existing topic whose value differs.
+   */
+  topicConfigs?: Record<string, Record<string, string>>;
 }
 
 /**
@@ -111,7 +119,10 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
         topic,
         numPartitions: opts.partitions,
         replicationFactor: replication.factor,
-        configEntries: [{ name: 'min.insync.replicas', value: String(replication.minInsync) }],
+        configEntries: [
+          { name: 'min.insync.replicas', value: String(replication.minInsync) },
+          ...Object.entries(opts.topicConfigs?.[topic] ?? {}).map(([name, value]) => ({ name, value })),
+        ],
       })),
     });
     await waitForTopicLeaders(opts.admin, missing, opts.leaderTimeoutMs ?? 30_000);
@@ -148,5 +159,41 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<{ created
       }
     }
   }
+  await holdTopicConfigs(opts, others);
   return { created };
+}
+
+/** Sets the wanted entries on existing topics that differ; other dynamic entries are kept. */
+async function holdTopicConfigs(opts: EnsureTopicsOptions, topics: string[]): Promise<void> {
+  const wanted = topics.filter((t) => opts.topicConfigs?.[t] !== undefined);
+  if (wanted.length === 0) return;
+  const described = await opts.admin.describeConfigs({
+    includeSynonyms: false,
+    resources: wanted.map((name) => ({ type: TOPIC_RESOURCE, name })),
+  });
+  for (const r of described.resources) {
+    const want = opts.topicConfigs![r.resourceName]!;
+    const differs = Object.entries(want).filter(
+      ([name, value]) => r.configEntries.find((e) => e.configName === name)?.configValue !== value,
+    );
+    if (differs.length === 0) continue;
+    // alterConfigs replaces every dynamic entry of the topic: send the ones it has along.
+    const kept = r.configEntries
+      .filter((e) => !e.isDefault && !e.readOnly && !(e.configName in want))
+      .map((e) => ({ name: e.configName, value: e.configValue }));
+    await opts.admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: TOPIC_RESOURCE,
+          name: r.resourceName,
+          configEntries: [...kept, ...Object.entries(want).map(([name, value]) => ({ name, value }))],
+        },
+      ],
+    });
+    opts.logger.info(
+      { topic: r.resourceName, set: Object.fromEntries(differs) },
+      'topic configuration updated',
+    );
+  }
 }

@@ -64,7 +64,6 @@ export type { EmailView } from './emails/email-reader.ts';
 export { readEmail } from './emails/email-reader.ts';
 export type { MailOutboundRecord } from './emails/outbound-record.ts';
 export { derivedEventId, mailOutboundCodec } from './emails/outbound-record.ts';
-export { purgeExpiredKeys } from './emails/send-idempotency.ts';
 export type { SendEmailBody, SendRequest } from './emails/send-request.ts';
 export { checkSendBody } from './emails/send-request.ts';
 export type {
@@ -89,6 +88,7 @@ export { startInboundReceiver } from './inbound/inbound-receiver.ts';
 export { MAIL_ERRORS, MAIL_STEP } from './mail-errors.ts';
 export type { MailStages, WebhookStages } from './mail-stages.ts';
 export { mailStages, webhookStages } from './mail-stages.ts';
+export type { PurgeRun, RetentionPurge, RetentionPurgeOptions } from './retention/mail-retention.ts';
 export {
   createEmailPurge,
   createIdempotencyKeyPurge,

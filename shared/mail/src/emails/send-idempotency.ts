@@ -91,8 +91,3 @@ export async function completeKey(db: DbExecutor, productId: string, ref: Idempo
     .where({ product_id: productId, key_hash: ref.keyHash })
     .update({ completed: true });
 }
-
-/** Removes expired claims (the maintenance job). */
-export async function purgeExpiredKeys(db: DbExecutor, nowMs: number): Promise<number> {
-  return db('mail_idempotency_keys').where('expires_at', '<=', new Date(nowMs)).delete();
-}
