@@ -7,8 +7,8 @@ import type {
   MemberTokenRepository,
 } from './member-token-repository.ts';
 
-/** Half the minute `last_used_at` may lag by: the other half is the callers' own throttle. */
-const LAST_USED_RESOLUTION_SECONDS = 30;
+/** `last_used_at` is written at most once a minute per token (docs/organization.md). */
+const LAST_USED_RESOLUTION_SECONDS = 60;
 
 const HASH = /^[0-9a-f]{64}$/;
 

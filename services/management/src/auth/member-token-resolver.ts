@@ -5,8 +5,9 @@
 // after the revocation's answer), but the lookups of the requests read in one event-loop turn
 // share one query: under load that is one round trip, not one per request, so the pool's
 // connections are not what a busy publisher waits for. Last use is recorded beside the request,
-// never in its way, at most once per LAST_USED_THROTTLE_MS per token and process (docs/management-api.md: `last_used_at` may lag by
-// up to a minute, half of it here and half in the repository's own resolution).
+// never in its way, at most once per LAST_USED_THROTTLE_MS per token and process, and the database
+// keeps it at a minute's resolution (docs/organization.md: written at most once a minute per
+// token, so it may lag by up to a minute).
 import {
   type Clock,
   constantTimeEqual,
@@ -21,7 +22,7 @@ import type { CredentialResolver } from './credential-resolver.ts';
 type ActiveToken = NonNullable<Awaited<ReturnType<MemberTokenRepository['findActiveByHash']>>>;
 
 /** How often one process records a token's use at most. */
-export const LAST_USED_THROTTLE_MS = 30_000;
+export const LAST_USED_THROTTLE_MS = 60_000;
 /** Tokens remembered for the throttle; past it the memory starts over (a few extra writes). */
 const THROTTLE_ENTRIES_MAX = 10_000;
 
