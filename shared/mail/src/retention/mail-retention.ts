@@ -47,10 +47,30 @@ function productFilter(opts: RetentionPurgeOptions, column = 'product_id'): { sq
     : { sql: '', params: [] };
 }
 
-async function oldest(db: DbExecutor, sql: string, params: Params, nowMs: number): Promise<number> {
-  const { rows } = (await db.raw(sql, params)) as { rows: Array<{ at: Date | null }> };
-  const at = rows[0]?.at;
-  return at ? Math.max(0, nowMs - at.getTime()) : 0;
+/** How old the oldest `column` of `table` is (the products filtered to), 0 when empty. */
+function oldestOf(opts: RetentionPurgeOptions, table: string, column: string): () => Promise<number> {
+  const only = productFilter(opts);
+  return async () => {
+    const { rows } = (await opts.db.raw(
+      `select min(${column}) as at from ${table} where true ${only.sql}`,
+      only.params,
+    )) as {
+      rows: Array<{ at: Date | null }>;
+    };
+    const at = rows[0]?.at;
+    return at ? Math.max(0, opts.clock.nowMs() - at.getTime()) : 0;
+  };
+}
+
+/** A run of one delete statement that removes at most a batch each time, within the budget. */
+function runStatement(opts: RetentionPurgeOptions, sql: string, params: Params, budgetMs = opts.budgetMs) {
+  return runBatches({
+    clock: opts.clock,
+    budgetMs,
+    batchSize: opts.batchSize,
+    batch: async () =>
+      ((await opts.db.raw(sql, [...params, opts.batchSize])) as { rowCount: number | null }).rowCount ?? 0,
+  });
 }
 
 export function createWebhookDeliveryPurge(
@@ -62,33 +82,20 @@ export function createWebhookDeliveryPurge(
     table,
     async runOnce() {
       const cutoff = new Date(opts.clock.nowMs() - opts.retentionDays * DAY_MS);
-      const run = await runBatches({
-        clock: opts.clock,
-        budgetMs: opts.budgetMs,
-        batchSize: opts.batchSize,
-        batch: async () => {
-          const res = (await opts.db.raw(
-            `with doomed as (
-               select id from mail_webhook_deliveries
-               where created_at < ? and status <> 'pending' and coalesce(last_attempt_at, created_at) < ? ${only.sql}
-               order by created_at
-               limit ?
-               for update skip locked)
-             delete from mail_webhook_deliveries d using doomed where d.id = doomed.id`,
-            [cutoff, cutoff, ...only.params, opts.batchSize],
-          )) as { rowCount: number | null };
-          return res.rowCount ?? 0;
-        },
-      });
+      const run = await runStatement(
+        opts,
+        `with doomed as (
+           select id from mail_webhook_deliveries
+           where created_at < ? and status <> 'pending' and coalesce(last_attempt_at, created_at) < ? ${only.sql}
+           order by created_at
+           limit ?
+           for update skip locked)
+         delete from mail_webhook_deliveries d using doomed where d.id = doomed.id`,
+        [cutoff, cutoff, ...only.params],
+      );
       return { ...run, deletedByTable: { [table]: run.deleted } };
     },
-    oldestAgeMs: () =>
-      oldest(
-        opts.db,
-        `select min(created_at) as at from mail_webhook_deliveries where true ${only.sql}`,
-        only.params,
-        opts.clock.nowMs(),
-      ),
+    oldestAgeMs: oldestOf(opts, table, 'created_at'),
   };
 }
 
@@ -125,23 +132,17 @@ export function createEmailPurge(opts: RetentionPurgeOptions & { retentionDays: 
       });
       // Events that matched no email (a report about mail sent elsewhere), by when they came.
       if (run.drained) {
-        const rest = await runBatches({
-          clock: opts.clock,
-          budgetMs: Math.max(0, opts.budgetMs - run.durationMs),
-          batchSize: opts.batchSize,
-          batch: async () => {
-            const res = (await opts.db.raw(
-              `delete from mail_email_events where event_id = any(array(
-                 select event_id from mail_email_events
-                 where email_id is null and recorded_at < ? ${only.sql}
-                 order by recorded_at
-                 limit ?
-                 for update skip locked))`,
-              [cutoff, ...only.params, opts.batchSize],
-            )) as { rowCount: number | null };
-            return res.rowCount ?? 0;
-          },
-        });
+        const rest = await runStatement(
+          opts,
+          `delete from mail_email_events where event_id = any(array(
+             select event_id from mail_email_events
+             where email_id is null and recorded_at < ? ${only.sql}
+             order by recorded_at
+             limit ?
+             for update skip locked))`,
+          [cutoff, ...only.params],
+          Math.max(0, opts.budgetMs - run.durationMs),
+        );
         unmatched = rest.deleted;
         return {
           deleted: run.deleted,
@@ -153,13 +154,7 @@ export function createEmailPurge(opts: RetentionPurgeOptions & { retentionDays: 
       }
       return { ...run, deletedByTable: { mail_emails: run.deleted, mail_email_events: events } };
     },
-    oldestAgeMs: () =>
-      oldest(
-        opts.db,
-        `select min(created_at) as at from mail_emails where true ${only.sql}`,
-        only.params,
-        opts.clock.nowMs(),
-      ),
+    oldestAgeMs: oldestOf(opts, table, 'created_at'),
   };
 }
 
@@ -170,32 +165,19 @@ export function createIdempotencyKeyPurge(opts: RetentionPurgeOptions): Retentio
     table,
     async runOnce() {
       const now = new Date(opts.clock.nowMs());
-      const run = await runBatches({
-        clock: opts.clock,
-        budgetMs: opts.budgetMs,
-        batchSize: opts.batchSize,
-        batch: async () => {
-          const res = (await opts.db.raw(
-            `delete from mail_idempotency_keys where (product_id, key_hash) in (
-               select product_id, key_hash from mail_idempotency_keys
-               where expires_at <= ? ${only.sql}
-               order by expires_at
-               limit ?
-               for update skip locked)`,
-            [now, ...only.params, opts.batchSize],
-          )) as { rowCount: number | null };
-          return res.rowCount ?? 0;
-        },
-      });
+      const run = await runStatement(
+        opts,
+        `delete from mail_idempotency_keys where (product_id, key_hash) in (
+           select product_id, key_hash from mail_idempotency_keys
+           where expires_at <= ? ${only.sql}
+           order by expires_at
+           limit ?
+           for update skip locked)`,
+        [now, ...only.params],
+      );
       return { ...run, deletedByTable: { [table]: run.deleted } };
     },
     // Its rows live minutes: the age that matters is how far past its expiry the oldest one is.
-    oldestAgeMs: () =>
-      oldest(
-        opts.db,
-        `select min(expires_at) as at from mail_idempotency_keys where true ${only.sql}`,
-        only.params,
-        opts.clock.nowMs(),
-      ),
+    oldestAgeMs: oldestOf(opts, table, 'expires_at'),
   };
 }
