@@ -8,11 +8,11 @@
 // They start while this module is imported, before mocha loads the spec files, because specs
 // read their configuration (DATABASE_URL, REDIS_URL, KAFKA_BROKERS) at load time and mocha
 // runs mochaGlobalSetup only after loading them.
-import { createLogger, loadConfig, openSecret, parseSecretKeys } from '@lattice/core';
+import { createLogger, loadConfig, parseSecretKeys } from '@lattice/core';
 import { TEST_DATABASE, testConfig } from '@lattice/core/testing';
 import { ensureInfra, type ServiceName, stopInfra } from '@lattice/infra';
-import { SIGNING_KEY_SEAL_PURPOSE } from '@lattice/realtime';
 import { createDb } from '@lattice/store';
+import { dropForeignSeals } from './foreign-seals.ts';
 
 interface Stoppable {
   stop(): Promise<unknown>;
@@ -95,42 +95,15 @@ export async function mochaGlobalSetup(): Promise<void> {
     searchPath: process.env.PATH ?? '',
   });
   startedHere = result.started;
-  await dropForeignSigningKeys();
+  await dropForeignSealsOfTestDatabase();
 }
 
-/**
- * Realtime signing keys sealed with a keyring other than the suite's (TEST_SECRET_KEYS), left in
- * a kept test database by an older run or another keyring, would fail every token of the run:
- * they are one per environment for the whole database. Those are dropped (the next token makes a
- * new one); keys the suite's keyring opens stay, for a suite running beside this one.
- */
-async function dropForeignSigningKeys(): Promise<void> {
+/** What another keyring sealed in a kept test database would stop every role from starting. */
+async function dropForeignSealsOfTestDatabase(): Promise<void> {
   const config = testConfig();
-  const keyring = parseSecretKeys(config.secretKeys);
   const db = createDb({ databaseUrl: config.databaseUrl, logger });
   try {
-    const exists = (await db.raw("select to_regclass('realtime_signing_keys') as t")).rows[0].t;
-    if (exists === null) return;
-    const rows = (await db('realtime_signing_keys')
-      .whereNotNull('secret_sealed')
-      .select('kid', 'secret_sealed')) as Array<{ kid: string; secret_sealed: string }>;
-    const foreign = rows.filter((r) => {
-      try {
-        openSecret(keyring, SIGNING_KEY_SEAL_PURPOSE, r.secret_sealed);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    if (foreign.length > 0) {
-      await db('realtime_signing_keys')
-        .whereIn(
-          'kid',
-          foreign.map((r) => r.kid),
-        )
-        .delete();
-      logger.info({ kids: foreign.map((r) => r.kid) }, 'dropped signing keys sealed with another keyring');
-    }
+    await dropForeignSeals(db, parseSecretKeys(config.secretKeys), logger);
   } finally {
     await db.destroy();
   }

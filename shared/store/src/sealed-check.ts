@@ -2,26 +2,30 @@
 // name (every value carries the kid that sealed it, so the database records which kids sealed
 // what) and, for each kid the keyring holds, one sample opened: enough to tell a missing kid, a
 // kid whose key differs from the one that sealed (two keyrings that both call their key `local`),
-// and malformed values apart (docs/operations.md "Secrets at start"). Reads only.
+// and malformed values apart (docs/operations.md "Secrets at start"). Malformed values are no
+// keyring's fault: they are reported, and a role starts all the same. Reads only.
 import { openSecret, type SealedValueProblem, SecretKeyError, type SecretKeyring } from '@lattice/core';
 import type { DbExecutor } from './db.ts';
 import type { SealedColumn } from './sealed-column.ts';
 
-const KID = /^[a-z0-9]{1,16}$/;
+/** sealSecret's shape, `kid.iv.ciphertext.tag`: anything else is malformed, whatever it starts with. */
+const SEALED_SHAPE = '^[a-z0-9]{1,16}[.][^.]*[.][^.]*[.][^.]*$';
 
-/** How many values of the column each kid sealed; values naming no valid kid under `malformed`. */
+/** How many values of the column each kid sealed; values not of the sealed shape under `malformed`. */
 export async function sealedCensus(db: DbExecutor, c: SealedColumn): Promise<Map<string, number>> {
   const rows = (await db(c.table)
     .whereNotNull(c.column)
-    .select(db.raw("split_part(??, '.', 1) as kid", [c.column]))
+    // What precedes the first dot of a malformed value could be anything: never read it.
+    .select(
+      db.raw(`case when ?? ~ '${SEALED_SHAPE}' then split_part(??, '.', 1) else 'malformed' end as kid`, [
+        c.column,
+        c.column,
+      ]),
+    )
     .count({ n: '*' })
     .groupByRaw('1')) as Array<{ kid: string; n: string | number }>;
   const byKid = new Map<string, number>();
-  for (const r of rows) {
-    // What precedes the first dot of a malformed value could be anything: never print it.
-    const kid = KID.test(r.kid) ? r.kid : 'malformed';
-    byKid.set(kid, (byKid.get(kid) ?? 0) + Number(r.n));
-  }
+  for (const r of rows) byKid.set(r.kid, (byKid.get(r.kid) ?? 0) + Number(r.n));
   return byKid;
 }
 

@@ -21,9 +21,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { secretKeysOf } from '@lattice/cli';
-import { createLogger, loadConfig, newId } from '@lattice/core';
+import { createLogger, loadConfig, newId, parseSecretKeys } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase } from '@lattice/infra';
 import { createDb, migrateLatest } from '@lattice/store';
+import { dropForeignSeals } from '../../support/foreign-seals.ts';
 import { benchEnvReaders } from '../support/bench-env.ts';
 import { quiet } from '../support/machine-cpu.ts';
 import { benchLogLevel, PRODUCTION_LOG_LEVEL } from '../support/platform-log.ts';
@@ -100,12 +101,15 @@ async function main(): Promise<void> {
   await ensureDatabase(databaseUrl, { logger });
   const db = createDb({ databaseUrl, logger });
   await migrateLatest(db, logger);
+  const secretKeys = secretKeysOf({ ...config, databaseUrl });
+  // The roles check at start that this keyring opens what the database holds.
+  await dropForeignSeals(db, parseSecretKeys(secretKeys), logger);
   await db.destroy();
   const ctx: ArmContext = {
     runId,
     config,
     databaseUrl,
-    secretKeys: secretKeysOf(config),
+    secretKeys,
     partitions: config.kafkaPartitions,
     barePartitionsConcurrency: settings.barePartitionsConcurrency,
     publishDoor: settings.publishDoor,

@@ -29,14 +29,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createLogger,
-  generateSecretKeyEntry,
-  loadConfig,
-  newId,
-  parseSecretKeys,
-  sleep,
-} from '@lattice/core';
+import { secretKeysOf } from '@lattice/cli';
+import { createLogger, loadConfig, newId, parseSecretKeys, sleep } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { createKafka } from '@lattice/kafka';
 import {
@@ -108,7 +102,9 @@ async function main(): Promise<void> {
   await vacuum(db);
   const run = newId().slice(0, 8);
   const kafkaTopicPrefix = `bench-mail-${run}.`;
-  const secretKeys = generateSecretKeyEntry('bench');
+  // The bench database's own keyring, the same every run: every role checks at start that it opens
+  // what earlier runs sealed there (docs/operations.md "Secrets at start").
+  const secretKeys = secretKeysOf({ ...baseConfig, databaseUrl });
   const keyring = parseSecretKeys(secretKeys);
   const domain = `bench-${run}.example.test`;
   const made = await bootstrapProduct(db, { name: `${PRODUCT_PREFIX}${run}`, verifiedDomain: domain });

@@ -32,7 +32,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger, generateSecretKeyEntry, loadConfig, newId, parseSecretKeys } from '@lattice/core';
+import { secretKeysOf } from '@lattice/cli';
+import { createLogger, loadConfig, newId, parseSecretKeys } from '@lattice/core';
 import { databaseUrlFor, ensureDatabase, ensureInfra } from '@lattice/infra';
 import { createKafka, createRecordProducer, TOPIC_CATALOG, topicName } from '@lattice/kafka';
 import { createMailEventPublisher, webhookPayload } from '@lattice/mail';
@@ -108,7 +109,9 @@ async function main(ca: string): Promise<void> {
   await vacuum(db);
   const run = newId().slice(0, 8);
   const kafkaTopicPrefix = `bench-webhooks-${run}.`;
-  const secretKeys = generateSecretKeyEntry('bench');
+  // The bench database's own keyring, the same every run: every role checks at start that it opens
+  // what earlier runs sealed there (docs/operations.md "Secrets at start").
+  const secretKeys = secretKeysOf({ ...baseConfig, databaseUrl });
   const made = await bootstrapProduct(db, { name: `${PRODUCT_PREFIX}${run}` });
   const logs = createLogFiles('webhooks');
   const args = {

@@ -177,8 +177,11 @@ export async function runStart(
   const checksSecrets = role !== 'inbound';
   if (checksSecrets) {
     const problems = await shared.checkSealedSecrets();
-    if (problems.length > 0) {
-      console.error(`lattice: ${sealedValuesMessage(problems)}`);
+    const malformed = problems.filter((p) => p.reason === 'malformed');
+    if (malformed.length > 0)
+      logger.warn({ malformed }, 'sealed values that are malformed and open under no key');
+    if (problems.length > malformed.length) {
+      console.error(`lattice: ${sealedValuesMessage(problems.filter((p) => p.reason !== 'malformed'))}`);
       await shared.close();
       await db.destroy();
       return 1;
@@ -190,7 +193,8 @@ export async function runStart(
     ? setInterval(() => {
         shared.checkSealedSecrets().then(
           (problems) => {
-            if (problems.length > 0) logger.error({ problems }, 'sealed secrets do not open');
+            const keyring = problems.filter((p) => p.reason !== 'malformed');
+            if (keyring.length > 0) logger.error({ problems: keyring }, 'sealed secrets do not open');
           },
           (err: unknown) => logger.warn({ err }, 'could not check the sealed secrets'),
         );

@@ -3,7 +3,7 @@
 // withdrawn, so nothing is left queued without its record and the client's retry with the same
 // key is free to send. Real PostgreSQL; the producer points at a closed port.
 import { createServer } from 'node:net';
-import { ApiError, createLogger, generateSecretKeyEntry, parseSecretKeys } from '@lattice/core';
+import { ApiError, createLogger, parseSecretKeys } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
 import { createGroupCommitPublisher, createKafka, createRecordProducer } from '@lattice/kafka';
 import { createMemoryRateLimiter } from '@lattice/redis';
@@ -46,7 +46,7 @@ describe('mail accept with Kafka unavailable (PostgreSQL)', function () {
     const producer = () => createRecordProducer(kafka);
     const acceptor = createEmailAcceptor({
       db,
-      domains: createPostgresDomainStore(db, { keyring: parseSecretKeys(generateSecretKeyEntry('t')) }),
+      domains: createPostgresDomainStore(db, { keyring: parseSecretKeys(testConfig().secretKeys) }),
       suppressions: createPostgresSuppressionStore(db),
       sendRate: createMemoryRateLimiter({ policy: sendRatePolicy(10) }),
       outbound: createGroupCommitPublisher({

@@ -12,7 +12,8 @@ import { createPostgresDeliveryStore } from './delivery-store.postgres.ts';
 import { createEndpointWorkers } from './endpoint-workers.ts';
 import { mintWebhookSecret, WEBHOOK_SECRET_PURPOSE } from './webhook-signature.ts';
 
-const keyring = parseSecretKeys(`k1:${Buffer.alloc(32, 9).toString('base64url')}`);
+// The suite's keyring: a running platform refuses to start on a database holding values it cannot open.
+const keyring = parseSecretKeys(testConfig().secretKeys);
 
 describe('webhook endpoint loops: two live owners (PostgreSQL)', () => {
   const config = testConfig();
