@@ -6,5 +6,7 @@ if (major < 26) {
   process.exit(1);
 }
 const { register } = await import('tsx/esm/api');
-register();
+// The repository's tsconfig, wherever the command runs from: its `paths` send in-repo imports of
+// the installable packages (@lattice/realtime-client) to their sources rather than their builds.
+register({ tsconfig: new URL('../../../tsconfig.json', import.meta.url).pathname });
 await import('../src/main.ts');
