@@ -3,7 +3,7 @@
 // docs/soak.svg (throughput and consumer lag over time, the faults shaded). What the figures
 // mean is explained in docs/operations.md "The soak", not here.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Answers } from './accounting.ts';
 import type { Sample } from './sampler.ts';
@@ -11,6 +11,12 @@ import type { SoakResult } from './soak.ts';
 import { verdictOf } from './verdict.ts';
 
 const DOC = fileURLToPath(new URL('../../docs/soak.md', import.meta.url));
+/**
+ * Where the section `npm run chaos` writes into the same page begins (test/chaos/report.ts):
+ * the soak's report keeps everything from it on.
+ */
+export const CHAOS_SECTION_MARK =
+  '<!-- chaos: written by `npm run chaos` (test/chaos/); do not edit by hand -->';
 const SVG = fileURLToPath(new URL('../../docs/soak.svg', import.meta.url));
 const BIOME = fileURLToPath(new URL('../../node_modules/.bin/biome', import.meta.url));
 
@@ -30,14 +36,15 @@ export function ratesOf(samples: Sample[], total: (s: Sample) => number, window 
   });
 }
 
-interface Series {
+export interface Series {
   label: string;
   color: string;
   values: number[];
 }
 
-function panel(
-  r: SoakResult,
+/** One plot panel: the series over the samples' times, the faults shaded (the chaos run draws its own). */
+export function panel(
+  r: Pick<SoakResult, 'samples' | 'chaos' | 'loadMs'>,
   title: string,
   series: Series[],
   box: { x: number; y: number; w: number; h: number },
@@ -202,7 +209,9 @@ export function writeReport(r: SoakResult, write: boolean): string[] {
       .join(', ')}`,
   ];
   if (!write) return [...lines, 'report not written (SOAK_WRITE=0)'];
-  writeFileSync(DOC, markdownOf(r));
+  const page = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '';
+  const chaos = page.includes(CHAOS_SECTION_MARK) ? page.slice(page.indexOf(CHAOS_SECTION_MARK)) : '';
+  writeFileSync(DOC, chaos ? `${markdownOf(r)}\n${chaos}` : markdownOf(r));
   writeFileSync(SVG, svgOf(r));
   try {
     execFileSync(BIOME, ['format', '--write', DOC], { stdio: 'ignore' });

@@ -2,6 +2,7 @@
 // get, order and offsets intact, and each kind of duplicate within its bound (docs/operations.md
 // "The soak": a duplicate needs a fault that leaves an outcome in doubt, so each bound is the
 // number of such faults times what can be in doubt at one).
+import type { Accounting } from './accounting.ts';
 import type { SoakResult } from './soak.ts';
 
 export interface Bounds {
@@ -26,8 +27,14 @@ export function boundsOf(r: SoakResult): Bounds {
 }
 
 export function verdictOf(r: SoakResult): { problems: string[]; bounds: Bounds } {
-  const a = r.accounting;
   const bounds = boundsOf(r);
+  const problems = accountingProblems(r.accounting, bounds);
+  for (const e of r.chaos) if (e.problem) problems.push(`${e.target} did not come back: ${e.problem}`);
+  return { problems, bounds };
+}
+
+/** What the counts alone fail on (the chaos run, test/chaos/, applies it with bounds of its own). */
+export function accountingProblems(a: Accounting, bounds: Bounds): string[] {
   const problems: string[] = [];
   // What must not happen at all, and what may happen up to its bound.
   const mustBeZero: Array<[string, number]> = [
@@ -55,6 +62,5 @@ export function verdictOf(r: SoakResult): { problems: string[]; bounds: Bounds }
   ];
   for (const [what, n] of mustBeZero) if (n !== 0) problems.push(`${what}: ${n}`);
   for (const [what, n, bound] of bounded) if (n > bound) problems.push(`${what}: ${n}, bound ${bound}`);
-  for (const e of r.chaos) if (e.problem) problems.push(`${e.target} did not come back: ${e.problem}`);
-  return { problems, bounds };
+  return problems;
 }

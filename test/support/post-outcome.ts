@@ -8,6 +8,8 @@ export const REQUEST_BOUND_MS = 15_000;
 export interface Outcome {
   /** The client's sequence number (per channel, or per sender). */
   seq: number;
+  /** Where it was sent (which process a failed connection was to). */
+  url: string;
   startedAtMs: number;
   answeredAtMs: number;
   /** HTTP status, or 0 when the request did not answer within REQUEST_BOUND_MS or failed. */
@@ -36,6 +38,7 @@ export async function postOutcome(
   const startedAtMs = Date.now();
   const outcome: Outcome = {
     seq,
+    url: target.url,
     startedAtMs,
     answeredAtMs: 0,
     status: 0,
@@ -58,8 +61,12 @@ export async function postOutcome(
     outcome.id = json.id ?? null;
     outcome.code = json.error?.code ?? null;
   } catch (err) {
+    // fetch's own message is only "fetch failed": the cause says refused, reset or closed.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     outcome.problem =
-      (err as Error).name === 'TimeoutError' ? `no answer within ${REQUEST_BOUND_MS} ms` : String(err);
+      (err as Error).name === 'TimeoutError'
+        ? `no answer within ${REQUEST_BOUND_MS} ms`
+        : `${String(err)}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
   }
   outcome.answeredAtMs = Date.now();
   return outcome;
