@@ -1,39 +1,33 @@
-// The browser bundle: src/ as one ES module (with @lattice/realtime-protocol inlined), for a
-// <script type="module"> or an import from a page. Node-only (esbuild), so it lives outside src/;
-// `npm run build:client` writes it to dist/lattice-realtime.js.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// The client as one ES module, by esbuild from src/ with @lattice/realtime-protocol inlined: for
+// a <script type="module"> or an import from a page, for Node 22+ and for bundlers. The gateway's
+// demo page serves buildBrowserBundle() (built on its first request); build-dist.ts writes the
+// package's dist/ with the same builds. Node-only (esbuild), so it lives outside src/.
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
-const packageDir = import.meta.dirname;
-export const BUNDLE_PATH = join(packageDir, 'dist', 'lattice-realtime.js');
+const ENTRY = join(import.meta.dirname, 'src', 'index.ts');
 
-/** The bundle's text. */
-export async function buildBrowserBundle(): Promise<string> {
+export interface BundleOptions {
+  /** `browser` for the file a page loads; `neutral` for Node and bundlers (no platform's defaults). */
+  platform?: 'browser' | 'neutral';
+  /** A comment put first in the file. */
+  banner?: string;
+}
+
+/** The bundle's text: ES2022, ES module syntax, no Node code. */
+export async function buildBrowserBundle(options: BundleOptions = {}): Promise<string> {
   const result = await build({
-    entryPoints: [join(packageDir, 'src', 'index.ts')],
+    entryPoints: [ENTRY],
     bundle: true,
     format: 'esm',
-    platform: 'browser',
+    platform: options.platform ?? 'browser',
     write: false,
     target: 'es2022',
     legalComments: 'none',
     logLevel: 'silent',
+    ...(options.banner ? { banner: { js: options.banner } } : {}),
   });
   const file = result.outputFiles[0];
   if (!file) throw new Error('esbuild produced no output');
   return file.text;
-}
-
-/** Writes the bundle to dist/lattice-realtime.js and returns its path. */
-export async function writeBrowserBundle(path = BUNDLE_PATH): Promise<string> {
-  const text = await buildBrowserBundle();
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  return path;
-}
-
-if (process.argv[1] && import.meta.filename === process.argv[1]) {
-  const path = await writeBrowserBundle();
-  console.log(`wrote ${path}`);
 }

@@ -92,7 +92,7 @@ const link = { request: { params: 'mail-link-params', query: 'mail-link-query' }
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   mail('public_mail_email_send', 'POST', '/emails', true, {
     bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES,
-    request: { body: 'mail-email-send' },
+    request: { body: 'mail-email-send', headers: 'mail-email-send-headers' },
     responses: { 202: 'mail-email-accepted' },
   }),
   mail('public_mail_email_get', 'GET', '/emails/{id}', true, {

@@ -27,7 +27,7 @@ export function mailEmailRoutes(deps: { mail: MailHttp }): RouteDef[] {
         'per key within 5 minutes: the same body answers the first id, another body 409 ' +
         '`idempotency_key_mismatch`, a first request still in progress 409 `idempotency_key_in_use`. ' +
         'A suppressed recipient still gets 202; the email is `suppressed` and nothing is sent.',
-      request: { body: 'mail-email-send' },
+      request: { body: 'mail-email-send', headers: 'mail-email-send-headers' },
       bodyLimitBytes: MAIL_SEND_BODY_LIMIT_BYTES,
       responses: { 202: 'mail-email-accepted' },
       errors: [
