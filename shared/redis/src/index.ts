@@ -1,3 +1,4 @@
+export { boundedCall } from './call-timeout.ts';
 export {
   fanOutChannel,
   fanOutChannelPattern,

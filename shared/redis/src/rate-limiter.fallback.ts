@@ -6,6 +6,7 @@
 // Local counts are per node: with N edge nodes the effective limit during an outage is up to N
 // times the local limit. Give `local` a smaller limit if that matters for the policy.
 import { type Clock, errorMessage, type Logger, systemClock } from '@lattice/core';
+import { TIMED_OUT, withTimeout } from './call-timeout.ts';
 import { assertCost } from './fixed-window.ts';
 import type { RateLimiter, RateLimitResult } from './rate-limiter.ts';
 
@@ -32,16 +33,6 @@ export interface FallbackRateLimiterOptions {
 export interface FallbackRateLimiter extends RateLimiter {
   /** True while answers come from the local limiter (for readiness and metrics). */
   isDegraded(): boolean;
-}
-
-const TIMED_OUT = Symbol('timed out');
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function createFallbackRateLimiter(opts: FallbackRateLimiterOptions): FallbackRateLimiter {

@@ -19,7 +19,7 @@
 // our lock only; applied = write applied for the record's remaining lifetime.
 import { randomUUID } from 'node:crypto';
 import { type Environment, sleep } from '@lattice/core';
-import { realtimeIdempotencyKeys, runScript } from '@lattice/redis';
+import { boundedCall, realtimeIdempotencyKeys, runScript } from '@lattice/redis';
 
 export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem } from '@lattice/http';
 
@@ -68,6 +68,11 @@ export interface RedisIdempotencyStoreOptions {
   /** How long a duplicate waits for an owner in flight. Default 12 000. */
   waitMs?: number;
   pollMs?: number;
+  /**
+   * One Redis call's bound (default 1 000 ms): while Redis is down or hung, a publish with a key is
+   * refused this soon (503 publish_unavailable) rather than after ioredis's reconnect attempts.
+   */
+  callTimeoutMs?: number;
 }
 
 interface IdemRecord {
@@ -97,6 +102,9 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
   const leaseMs = opts.leaseMs ?? 15_000;
   const waitMs = opts.waitMs ?? 12_000;
   const pollMs = opts.pollMs ?? 20;
+  const callTimeoutMs = opts.callTimeoutMs ?? 1_000;
+  const script = (name: string, keys: string[], args: Array<string | number>) =>
+    boundedCall(runScript(redis, name, keys, args), callTimeoutMs, name);
 
   return {
     async claim(input) {
@@ -111,8 +119,7 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
       const deadline = Date.now() + waitMs;
       const fresh = JSON.stringify({ id: input.newMessageId, channel: input.channel } satisfies IdemRecord);
       for (;;) {
-        const [status, text, appliedText] = (await runScript(
-          redis,
+        const [status, text, appliedText] = (await script(
           'idempotency-claim',
           [recKey, lockKey, doneKey, appliedKey],
           [fresh, ttlMs, owner, leaseMs, input.channel],
@@ -134,25 +141,15 @@ export function createRedisIdempotencyStore(opts: RedisIdempotencyStoreOptions):
             kind: 'owner',
             id: rec.id,
             async complete() {
-              await runScript(
-                redis,
-                'idempotency-complete',
-                [recKey, lockKey, doneKey],
-                [rec.id, ttlMs, owner],
-              );
+              await script('idempotency-complete', [recKey, lockKey, doneKey], [rec.id, ttlMs, owner]);
             },
             // Only our own lock (a lease that ran out may have passed to someone else).
             release: async () => {
-              await runScript(redis, 'idempotency-release', [lockKey], [owner]);
+              await script('idempotency-release', [lockKey], [owner]);
             },
             async recordApplied(place) {
               const applied: AppliedRecord = { id: rec.id, offset: place.offset, epoch: place.epoch };
-              await runScript(
-                redis,
-                'idempotency-applied',
-                [recKey, appliedKey],
-                [rec.id, JSON.stringify(applied)],
-              );
+              await script('idempotency-applied', [recKey, appliedKey], [rec.id, JSON.stringify(applied)]);
             },
           };
         }
