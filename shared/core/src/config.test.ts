@@ -166,4 +166,12 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ LATTICE_KEYRING_DIR: '/k' }).keyringDir).to.equal('/k');
   });
+
+  it('sends to the local mailbox wherever SMTP_SINK_PORT puts it, unless SMTP_URL says otherwise', () => {
+    expect(loadConfig({}).smtpUrl).to.equal('smtp://127.0.0.1:2525');
+    expect(loadConfig({ SMTP_SINK_PORT: '2600' }).smtpUrl).to.equal('smtp://127.0.0.1:2600');
+    expect(loadConfig({ SMTP_SINK_PORT: '2600', SMTP_URL: 'smtp://relay:25' }).smtpUrl).to.equal(
+      'smtp://relay:25',
+    );
+  });
 });

@@ -369,7 +369,8 @@ export function loadConfig(env: Env, overrides: ConfigOverrides = {}): LatticeCo
       sendBufferMaxBytes: int(env, 'GATEWAY_SEND_BUFFER_MAX_BYTES', 1_048_576, 1024, 1024 * 1024 * 1024),
       maxConnectionsPerToken: int(env, 'GATEWAY_MAX_CONNECTIONS_PER_TOKEN', 100, 1, 1_000_000),
     },
-    smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:2525`),
+    // Unless set, the local mailbox `lattice start` runs, wherever SMTP_SINK_PORT puts it.
+    smtpUrl: str(env, 'SMTP_URL', `smtp://${host}:${port('SMTP_SINK_PORT', 2525)}`),
     smtpSinkPort: port('SMTP_SINK_PORT', 2525),
     inboundSmtpPort: port('INBOUND_SMTP_PORT', 2526),
     inboundMetricsPort: port('INBOUND_METRICS_PORT', 4010),
