@@ -37,6 +37,8 @@ describe('secret health', () => {
   it('fails a purpose for one window after a value of it did not open, on both sides of the window', () => {
     const clock = new ManualClock(1_000);
     const health = createSecretHealth({ clock, windowMs: 60_000 });
+    health.openFailed('dkim-key', 'malformed');
+    expect(health.failing(), 'a malformed value is not the keyring’s failure').to.deep.equal([]);
     health.openFailed('realtime-signing-key', 'k1');
     clock.advance(59_999);
     expect(health.failing()).to.deep.equal(['realtime-signing-key']);

@@ -22,7 +22,10 @@ export interface SealedValueProblem {
 }
 
 export interface SecretHealth {
-  /** openSecret's hook: a value of `purpose` sealed under `kid` did not open just now. */
+  /**
+   * openSecret's hook: a value of `purpose` sealed under `kid` did not open just now. A value of
+   * no sealed shape (`malformed`) says nothing of the keyring and fails no purpose.
+   */
   openFailed(purpose: string, kid: string): void;
   /** The latest check of the database's sealed values. */
   checked(problems: readonly SealedValueProblem[]): void;
@@ -35,7 +38,9 @@ export function createSecretHealth(opts: { clock: Clock; windowMs?: number }): S
   const lastFailureMs = new Map<string, number>();
   let checkedFailing = new Set<string>();
   return {
-    openFailed(purpose) {
+    openFailed(purpose, kid) {
+      // A malformed value opens under no keyring: counted by the caller, not the keyring's health.
+      if (kid === 'malformed') return;
       lastFailureMs.set(purpose, opts.clock.nowMs());
     },
     checked(problems) {
