@@ -8,7 +8,7 @@ export type {
   NewAuditEntry,
 } from './audit-log.ts';
 export { AUDIT_ACTOR_KINDS } from './audit-log.ts';
-export type { BatchedRun } from './batched-delete.ts';
+export type { BatchedRun, BatchOutcome } from './batched-delete.ts';
 export { runBatches } from './batched-delete.ts';
 export type { AddedMemberResult, BootstrapResult } from './bootstrap.ts';
 export { addMember, bootstrapProduct } from './bootstrap.ts';

@@ -108,7 +108,8 @@ function timedPurge(make: (db: Db) => RetentionPurge, db: Db, budgetMs: number):
 
 /** The two purges of the benchmark on `clock`. */
 export function benchPurges(db: Db, clock: Clock, s: PurgeSettings): TimedPurge[] {
-  const common = { clock, batchSize: s.batchSize, budgetMs: s.budgetMs };
+  // Resting between batches as the actors' job does (services/actors/src/retention-jobs.ts).
+  const common = { clock, batchSize: s.batchSize, budgetMs: s.budgetMs, pause: (ms: number) => sleep(ms) };
   return [
     timedPurge(
       (timed) => createWebhookDeliveryPurge({ ...common, db: timed, retentionDays: s.webhookDeliveryDays }),
@@ -129,8 +130,9 @@ export interface PurgeLoops {
 }
 
 /**
- * Each purge in a loop of its own, as the actors' periodic jobs run them side by side: a run
- * every `intervalMs` (the next one at once when a run took longer), each recorded by `onRun`.
+ * The purges one after another in a single loop, as the actors' retention job runs them (never two
+ * at the database at once): a pass every `intervalMs` (the next one at once when a pass took
+ * longer), each run recorded by `onRun`.
  */
 export function startPurgeLoops(
   purges: readonly TimedPurge[],
@@ -140,18 +142,21 @@ export function startPurgeLoops(
 ): PurgeLoops {
   const since = performance.now();
   const abort = new AbortController();
-  const loops = purges.map(async (p) => {
+  const loop = (async () => {
     while (!abort.signal.aborted) {
       const started = performance.now();
-      onRun(await p.run(label, since));
+      for (const p of purges) {
+        if (abort.signal.aborted) break;
+        onRun(await p.run(label, since));
+      }
       const wait = intervalMs - (performance.now() - started);
       if (wait > 0) await sleep(wait, abort.signal).catch(() => undefined);
     }
-  });
+  })();
   return {
     async stop() {
       abort.abort();
-      await Promise.all(loops);
+      await loop;
     },
   };
 }
