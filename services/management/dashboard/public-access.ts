@@ -1,6 +1,6 @@
 // Settings → Public Access: sign in with a member token (sign-in.ts, the same session as
 // Members), then list, create, re-scope, revoke and import the product's public keys through the
-// management API (decisions.md "Agent tools and the dashboard"). Bundled by the management server
+// management API (docs/management-api.md, "Dashboard"). Bundled by the management server
 // with esbuild; no framework, no inline script.
 import type { PublicKeyView, Role } from './api-types.ts';
 import { runButtonAction } from './button-action.ts';

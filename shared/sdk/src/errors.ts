@@ -1,4 +1,4 @@
-// The SDK's two error classes (decisions.md "Packages for integrators"): every refusal of the API,
+// The SDK's two error classes (shared/sdk/README.md): every refusal of the API,
 // and every request that got no usable answer, is a LatticeError; a webhook that does not verify
 // is a WebhookVerificationError.
 

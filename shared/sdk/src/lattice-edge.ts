@@ -1,5 +1,5 @@
 // `new LatticeEdge({ publicKey, productId, baseUrl })`: the public edge's keyed operations
-// (decisions.md "Packages for integrators"), named as the management API's once `public_` is
+// (shared/sdk/README.md), named as the management API's once `public_` is
 // dropped: `edge.realtime.token.issue(args)`. Requests go to `{baseUrl}/{productId}/{toolkit}/…`
 // with the public key as a Bearer credential.
 import { buildApi } from './api-builder.ts';

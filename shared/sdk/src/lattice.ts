@@ -1,5 +1,5 @@
 // `new Lattice({ apiKey, baseUrl })`: the management API, one method per catalog operation
-// (decisions.md "Packages for integrators"), built from the generated operation table and typed
+// (shared/sdk/README.md), built from the generated operation table and typed
 // by the generated LatticeApi interface.
 import { buildApi } from './api-builder.ts';
 import type { LatticeApi } from './generated/management-api.ts';

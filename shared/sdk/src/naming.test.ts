@@ -9,7 +9,7 @@ const methodAt = (root: object, path: string[]): unknown =>
   path.reduce<unknown>((node, name) => (node as Record<string, unknown> | undefined)?.[name], root);
 
 describe('naming: one method per operation, where its operationId says', () => {
-  // decisions.md "Packages for integrators", its examples verbatim, and the rule on the others.
+  // shared/sdk/README.md, its examples verbatim, and the rule on the others.
   const examples: Array<[string, string]> = [
     ['realtime_message_publish', 'realtime.message.publish'],
     ['organization_public-keys_update-scope', 'organization.publicKeys.updateScope'],

@@ -1,4 +1,4 @@
-// Where an operation lives on the client (decisions.md "Packages for integrators"): the
+// Where an operation lives on the client (shared/sdk/README.md): the
 // operationId's first segment is the area, its last the method, the ones between the path of
 // nested objects, each camelCased at `-`. `organization_public-keys_update-scope` →
 // ['organization', 'publicKeys', 'updateScope']. The public edge's operations drop `public_` first.

@@ -1,6 +1,6 @@
 // The dashboard's settings pages, `{base_url}/dashboard/settings/public-access` and
 // `{base_url}/dashboard/settings/members`, and their assets: static files that need no credential
-// (decisions.md "Name and processes"); each page calls the API with the member token the user
+// (docs/organization.md, "Dashboard"); each page calls the API with the member token the user
 // types. Operational routes: same router and error answers, no OpenAPI entry, no agent tool. Every
 // answer carries a tight Content-Security-Policy: own-origin files only, no inline script or
 // style, no framing (the pages have Revoke and Remove buttons), no form posting anywhere.
