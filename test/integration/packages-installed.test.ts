@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLogger } from '@lattice/core';
 import { testConfig, uniqueName } from '@lattice/core/testing';
@@ -21,49 +21,13 @@ import { createKafka } from '@lattice/kafka';
 import { expect } from 'chai';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
 import { freePort, startPlatform, stopPlatform } from '../support/lattice-process.ts';
+import { plainEnv, runOk } from '../support/plain-shell.ts';
 
 const REPO_DIR = join(import.meta.dirname, '..', '..');
 const PACKAGES = [
   { name: '@lattice/sdk', dir: join(REPO_DIR, 'shared', 'sdk') },
   { name: '@lattice/realtime-client', dir: join(REPO_DIR, 'shared', 'realtime-client') },
 ] as const;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The environment of a shell outside any npm run: without npm's settings (npm_config_local_prefix
- * would point a child npm at this repository) or NODE_OPTIONS (tsx), with this Node first on PATH.
- */
-function plainEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD',
-    ),
-  );
-  return { ...env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-}
-
-async function runOk(command: string, args: string[], cwd: string): Promise<string> {
-  const ran = await new Promise<Ran>((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: plainEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  if (ran.code !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} (in ${cwd}) exited ${ran.code}:\n${ran.stdout}\n${ran.stderr}`,
-    );
-  }
-  return ran.stdout;
-}
 
 /**
  * The integrator's program: plain JavaScript run by `node`, which knows of Lattice only what its

@@ -10,7 +10,7 @@ import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import {
@@ -26,53 +26,13 @@ import {
   type Stack,
 } from '../../../test/integration/realtime-http/harness.ts';
 import { launchChromium } from '../../../test/support/chromium.ts';
+import { plainEnv, run, runOk } from '../../../test/support/plain-shell.ts';
 import { waitUntil } from '../../../test/support/wait-until.ts';
 
 const PACKAGE_DIR = dirname(import.meta.dirname);
 const REPO_DIR = join(PACKAGE_DIR, '..', '..');
 const TSC = join(REPO_DIR, 'node_modules', 'typescript', 'bin', 'tsc');
 const NAME = '@lattice/realtime-client';
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The environment of a shell outside any npm run: without npm's settings (npm_config_local_prefix
- * would point a child npm at this repository) or NODE_OPTIONS (tsx), with this Node first on PATH.
- */
-function plainEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD',
-    ),
-  );
-  return { ...env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-}
-
-function run(command: string, args: string[], cwd: string): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: plainEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function runOk(command: string, args: string[], cwd: string): Promise<string> {
-  const ran = await run(command, args, cwd);
-  if (ran.code !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} (in ${cwd}) exited ${ran.code}:\n${ran.stdout}\n${ran.stderr}`,
-    );
-  }
-  return ran.stdout;
-}
 
 /** A plain Node program of the consumer project: subscribes, prints each step as a JSON line. */
 const NODE_SCRIPT = `import { CLOSE_CODES, connect, RealtimeError } from '@lattice/realtime-client';
